@@ -1,0 +1,56 @@
+/**
+ * Everything the service reads from its environment, through Effect `Config`, with defaults that
+ * work on a fresh machine. `summary` is what start-up prints, secrets redacted.
+ */
+import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+
+export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
+  readonly port: number
+  readonly host: string
+  /** PostgreSQL; the embedded PGlite in `dataDir` when absent. */
+  readonly databaseUrl: Option.Option<Redacted.Redacted>
+  readonly dataDir: string
+  /** Signs API keys; generated once and kept in the database when absent. */
+  readonly apiKeySecret: Option.Option<Redacted.Redacted>
+}>() {
+  static readonly config = Config.all({
+    port: Config.port("PORT").pipe(Config.withDefault(3000)),
+    host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
+    databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
+    dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
+    apiKeySecret: Config.option(Config.redacted("API_KEY_SECRET"))
+  })
+
+  static readonly layer = Layer.effect(AppConfig, AppConfig.config)
+
+  static readonly test = (overrides: Partial<Context.Tag.Service<AppConfig>> = {}) =>
+    Layer.succeed(AppConfig, {
+      port: 0,
+      host: "127.0.0.1",
+      databaseUrl: Option.none(),
+      dataDir: "./data",
+      apiKeySecret: Option.some(Redacted.make("test-secret-test-secret-test-secret!")),
+      ...overrides
+    })
+}
+
+/** The effective configuration as printed at start-up: no secret, no password in a URL. */
+export const summary = (config: Context.Tag.Service<AppConfig>) => ({
+  port: config.port,
+  host: config.host,
+  database: Option.match(config.databaseUrl, {
+    onNone: () => `pglite:${config.dataDir}`,
+    onSome: (url) => redactUrl(Redacted.value(url))
+  }),
+  dataDir: config.dataDir,
+  apiKeySecret: Option.match(config.apiKeySecret, { onNone: () => "generated, kept in the database", onSome: () => "<redacted>" })
+})
+
+const redactUrl = (url: string) => {
+  const parsed = URL.canParse(url) ? new URL(url) : undefined
+  if (parsed === undefined) return "<redacted>"
+  if (parsed.password !== "") parsed.password = "redacted"
+  return parsed.toString()
+}
+
+export const logSummary = Effect.flatMap(AppConfig, (config) => Effect.logInfo("configuration", summary(config)))

@@ -1,0 +1,43 @@
+/**
+ * The one database layer: PostgreSQL through @effect/sql-pg when `DATABASE_URL` is set, otherwise
+ * PGlite persisted in `DATA_DIR`. Both get the same migrations, run at start-up.
+ */
+import * as Migrator from "@effect/sql/Migrator"
+import type { SqlClient } from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, Option, String } from "effect"
+import type { ConfigError } from "effect/ConfigError"
+import { AppConfig } from "../config.ts"
+import * as PgliteClient from "./PgliteClient.ts"
+import init from "./migrations/0001_init.ts"
+
+const migrations = Migrator.fromRecord({ "0001_init": init })
+
+/** Replicas starting together serialise on the Migrator's table lock; the later one finds nothing to do. */
+const migrate = Migrator.make({})({ loader: migrations })
+
+export type DatabaseError = SqlError | Migrator.MigrationError | ConfigError
+
+/** A client with the schema migrated. */
+export const withMigrations = <E, R>(client: Layer.Layer<SqlClient, E, R>) =>
+  Layer.effectDiscard(migrate).pipe(Layer.provideMerge(client))
+
+export const layerPostgres = (url: Parameters<typeof PgClient.layer>[0]["url"]) =>
+  withMigrations(PgClient.layer({
+    url,
+    transformQueryNames: String.camelToSnake,
+    transformResultNames: String.snakeToCamel
+  }))
+
+export const layerPglite = (dataDir: string | undefined) => withMigrations(PgliteClient.layer({ dataDir }))
+
+/** Chosen by configuration. */
+export const layer: Layer.Layer<SqlClient, DatabaseError, AppConfig> = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) =>
+    Option.match(config.databaseUrl, {
+      onSome: (url) => layerPostgres(url),
+      onNone: () => layerPglite(config.dataDir)
+    })
+  )
+)

@@ -1,0 +1,70 @@
+/**
+ * An @effect/sql `SqlClient` over PGlite (PostgreSQL compiled to WASM, in-process), so the
+ * embedded default speaks the same SQL dialect, compiler and migrations as @effect/sql-pg.
+ */
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as Client from "@effect/sql/SqlClient"
+import type { Connection } from "@effect/sql/SqlConnection"
+import { SqlError } from "@effect/sql/SqlError"
+import { makeCompiler } from "@effect/sql-pg/PgClient"
+import { PGlite } from "@electric-sql/pglite"
+import * as Statement from "@effect/sql/Statement"
+import { Effect, Layer, Stream, String } from "effect"
+
+export interface PgliteClientConfig {
+  /** A folder to persist the database in; in memory when absent. */
+  readonly dataDir?: string | undefined
+}
+
+const run = <A>(what: string, query: () => Promise<A>) =>
+  Effect.tryPromise({ try: query, catch: (cause) => new SqlError({ cause, message: `PGlite: ${what}` }) })
+
+export const make = (config: PgliteClientConfig) =>
+  Effect.gen(function* () {
+    const db = yield* Effect.acquireRelease(
+      run("failed to open", () => PGlite.create(config.dataDir)),
+      (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
+    )
+
+    const rows = (sql: string, params: ReadonlyArray<unknown>) =>
+      run("failed to execute statement", () => db.query<object>(sql, [...params])).pipe(
+        Effect.map((result) => result.rows)
+      )
+
+    const connection: Connection = {
+      execute: (sql, params, transformRows) =>
+        transformRows ? Effect.map(rows(sql, params), transformRows) : rows(sql, params),
+      executeRaw: (sql, params) => run("failed to execute statement", () => db.query(sql, [...params])),
+      executeValues: (sql, params) =>
+        run("failed to execute statement", () => db.query<Array<unknown>>(sql, [...params], { rowMode: "array" })).pipe(
+          Effect.map((result) => result.rows)
+        ),
+      // Parameterless statements may hold several commands (migrations); PGlite's `exec` takes them.
+      executeUnprepared: (sql, params, transformRows) =>
+        params.length > 0
+          ? connection.execute(sql, params, transformRows)
+          : run("failed to execute statement", () => db.exec(sql)).pipe(
+            Effect.map((results) => results.at(-1)?.rows ?? []),
+            Effect.map((rows) => (transformRows ? transformRows(rows as ReadonlyArray<object>) : rows))
+          ),
+      executeStream: (sql, params, transformRows) =>
+        Stream.fromIterableEffect(connection.execute(sql, params, transformRows))
+    }
+
+    // PGlite is one session: a transaction owns it until it ends, so every use takes the one permit,
+    // otherwise a statement from another fiber would run inside (and roll back with) that transaction.
+    const session = yield* Effect.makeSemaphore(1)
+    const acquirer = Effect.acquireRelease(session.take(1), () => session.release(1)).pipe(Effect.as(connection))
+
+    return yield* Client.make({
+      acquirer,
+      transactionAcquirer: acquirer,
+      // The same name mapping as `Database.layerPostgres`: camelCase in TypeScript, snake_case in SQL.
+      compiler: makeCompiler(String.camelToSnake),
+      transformRows: Statement.defaultTransforms(String.snakeToCamel).array,
+      spanAttributes: [["db.system.name", "postgresql"], ["db.namespace", config.dataDir ?? "memory"]]
+    })
+  })
+
+export const layer = (config: PgliteClientConfig): Layer.Layer<Client.SqlClient, SqlError> =>
+  Layer.scoped(Client.SqlClient, make(config)).pipe(Layer.provide(Reactivity.layer))

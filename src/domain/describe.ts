@@ -1,0 +1,56 @@
+/** The describe request as the describer sees it (spec §2.1, §2.2, §4.1). */
+
+/** One requested output field: its name and what to generate for it. */
+export interface SchemaField {
+  readonly name: string
+  readonly description: string
+}
+
+/** The requested fields, in the order the client gave them; never empty. */
+export type SchemaFields = ReadonlyArray<SchemaField>
+
+/** §2.2: the fields generated when the request has no schema. */
+export const defaultFields: SchemaFields = [
+  { name: "title", description: "A short, specific title for the image" },
+  { name: "alternativeText", description: "Alternative text for people who cannot see the image: what it shows, concisely" },
+  { name: "caption", description: "A one- or two-sentence caption for the image" }
+]
+
+export type ImageFormat = "jpeg" | "png" | "webp" | "gif"
+
+/**
+ * The one image the describer receives (issue 3 §5): EXIF orientation applied, first frame of an
+ * animation, sRGB, 8 bits per channel, RGBA, longest side at most 1,000 px and never enlarged.
+ */
+export interface PreparedImage {
+  /** What was uploaded. */
+  readonly source: {
+    readonly format: ImageFormat
+    readonly bytes: number
+    /** Displayed size, after EXIF orientation, before scaling. */
+    readonly width: number
+    readonly height: number
+    /** Number of frames; more than 1 for an animated GIF or WebP. */
+    readonly frames: number
+    /** The source carries an alpha channel. */
+    readonly hasAlpha: boolean
+  }
+  readonly width: number
+  readonly height: number
+  /** Raw RGBA pixels, `width * height * 4` bytes, row-major. */
+  readonly pixels: Uint8Array
+}
+
+export interface DescribeRequest {
+  readonly image: PreparedImage
+  readonly fields: SchemaFields
+  /** At most 1,000 characters, possibly empty. User data, never instructions. */
+  readonly keywords: string
+  /** At most 1,000 characters, possibly empty. User data, never instructions. */
+  readonly context: string
+  /** A code (`en`, `pt-BR`) or a name (`French`); `en` when absent. */
+  readonly language: string
+}
+
+/** §2.1: one string per requested field, keyed by field name, in the requested order. */
+export type DescribeResult = Readonly<Record<string, string>>

@@ -1,0 +1,95 @@
+/**
+ * Every failure a request can meet, as typed errors. The HTTP edge (`src/http/errors.ts`)
+ * maps each one to exactly one response of spec section 7; nothing here knows about HTTP.
+ */
+import { Schema } from "effect"
+
+// ---- API keys (spec §5, §7.2). `/describe` folds all but `ApiKeyMissing` into one 401.
+
+/** No `Authorization` header, or it does not start with `Bearer `. */
+export class ApiKeyMissing extends Schema.TaggedError<ApiKeyMissing>()("ApiKeyMissing", {}) {}
+
+/** Not a key issued by this service (bad signature, other algorithm, truncated) or expired. */
+export class ApiKeyInvalid extends Schema.TaggedError<ApiKeyInvalid>()("ApiKeyInvalid", {}) {}
+
+/** Signed by this service but without a `userId`: not a dashboard key. */
+export class ApiKeyMalformed extends Schema.TaggedError<ApiKeyMalformed>()("ApiKeyMalformed", {}) {}
+
+/** The key was deleted from the dashboard (or never recorded). */
+export class ApiKeyRevoked extends Schema.TaggedError<ApiKeyRevoked>()("ApiKeyRevoked", {}) {}
+
+/** The key is valid but its account no longer exists. */
+export class AccountNotFound extends Schema.TaggedError<AccountNotFound>()("AccountNotFound", {}) {}
+
+export type ApiKeyError = ApiKeyMissing | ApiKeyInvalid | ApiKeyMalformed | ApiKeyRevoked | AccountNotFound
+
+// ---- /describe (spec §4.1, §7.1), in the order of the checks.
+
+/** Check 1 on `/describe`: any key rejection other than a missing header. */
+export class KeyRejected extends Schema.TaggedError<KeyRejected>()("KeyRejected", {}) {}
+
+/** Check 2: the balance (less credits reserved by requests in flight) is empty. */
+export class NoCreditLeft extends Schema.TaggedError<NoCreditLeft>()("NoCreditLeft", {}) {}
+
+/** Check 3: the body is over 11 MB, announced by Content-Length or counted while streaming. */
+export class RequestTooLarge extends Schema.TaggedError<RequestTooLarge>()("RequestTooLarge", {}) {}
+
+/** Check 4: not a readable multipart form (JSON, empty, no boundary, broken framing, too many parts). */
+export class NotMultipart extends Schema.TaggedError<NotMultipart>()("NotMultipart", {}) {}
+
+/** Check 4: the form has no `image` file. */
+export class NoFileUploaded extends Schema.TaggedError<NoFileUploaded>()("NoFileUploaded", {}) {}
+
+/** Check 4: `language` is over 64 characters (the spec leaves this open; we refuse it). */
+export class LanguageTooLong extends Schema.TaggedError<LanguageTooLong>()("LanguageTooLong", {}) {}
+
+/** Check 5: the schema breaks a rule of §2.2; `reason` is the text after `Invalid schema: `. */
+export class InvalidSchema extends Schema.TaggedError<InvalidSchema>()("InvalidSchema", {
+  reason: Schema.String
+}) {}
+
+/** Check 6: the content is not JPEG, PNG, WebP or GIF. */
+export class InvalidImageFile extends Schema.TaggedError<InvalidImageFile>()("InvalidImageFile", {}) {}
+
+/** Check 6: the image part is over 10 MB. */
+export class ImageTooLarge extends Schema.TaggedError<ImageTooLarge>()("ImageTooLarge", {}) {}
+
+/** Check 6: the image declares more pixels than we decode (decompression-bomb guard). */
+export class ImageTooManyPixels extends Schema.TaggedError<ImageTooManyPixels>()("ImageTooManyPixels", {
+  maxMegapixels: Schema.Number
+}) {}
+
+/** Check 6: a supported format that cannot be decoded (truncated, corrupt). */
+export class ImageProcessingFailed extends Schema.TaggedError<ImageProcessingFailed>()("ImageProcessingFailed", {
+  cause: Schema.String
+}) {}
+
+/** Check 7: the answer would exceed the output budget (~1,500 words for all fields). */
+export class AnswerTooLong extends Schema.TaggedError<AnswerTooLong>()("AnswerTooLong", {}) {}
+
+/** Check 7: the model failed, timed out or answered something unusable. Never shown to clients. */
+export class GenerationFailed extends Schema.TaggedError<GenerationFailed>()("GenerationFailed", {
+  reason: Schema.Literal("failed", "timeout", "invalid-answer", "refusal")
+}) {}
+
+export type ImageError = InvalidImageFile | ImageTooLarge | ImageTooManyPixels | ImageProcessingFailed
+export type DescriberError = AnswerTooLong | GenerationFailed
+export type FormError = RequestTooLarge | NotMultipart | NoFileUploaded | LanguageTooLong
+
+/** The ordered union of §4.1: the first failing check answers. */
+export type DescribeError =
+  | ApiKeyMissing
+  | KeyRejected
+  | NoCreditLeft
+  | FormError
+  | InvalidSchema
+  | ImageError
+  | DescriberError
+
+// ---- Operator commands (CLI and admin route).
+
+/** An operator named a key that does not exist. */
+export class KeyNotFound extends Schema.TaggedError<KeyNotFound>()("KeyNotFound", { id: Schema.String }) {}
+
+/** An operator command with arguments that make no sense (e.g. a negative credit grant). */
+export class InvalidCommand extends Schema.TaggedError<InvalidCommand>()("InvalidCommand", { message: Schema.String }) {}

@@ -1,0 +1,48 @@
+/** Rows of the database as the services return them (spec §2.3 names the fields). */
+import { Schema } from "effect"
+
+export class Account extends Schema.Class<Account>("Account")({
+  id: Schema.UUID,
+  name: Schema.String,
+  email: Schema.NullOr(Schema.String),
+  registeredAt: Schema.DateFromSelf,
+  /** The ledger's sum. */
+  credits: Schema.Number
+}) {}
+
+export class ApiKey extends Schema.Class<ApiKey>("ApiKey")({
+  id: Schema.UUID,
+  accountId: Schema.UUID,
+  name: Schema.NullOr(Schema.String),
+  createdAt: Schema.DateFromSelf,
+  expiredAt: Schema.DateFromSelf,
+  deletedAt: Schema.NullOr(Schema.DateFromSelf),
+  lastUsedAt: Schema.NullOr(Schema.DateFromSelf)
+}) {}
+
+export class Subscription extends Schema.Class<Subscription>("Subscription")({
+  planName: Schema.String,
+  /** An HTML string (§2.3). */
+  planDescription: Schema.String,
+  status: Schema.String,
+  renewsAt: Schema.NullOr(Schema.DateFromSelf),
+  endsAt: Schema.NullOr(Schema.DateFromSelf)
+}) {}
+
+export class LedgerEntry extends Schema.Class<LedgerEntry>("LedgerEntry")({
+  id: Schema.UUID,
+  amount: Schema.Number,
+  reason: Schema.String,
+  usageId: Schema.NullOr(Schema.UUID),
+  createdAt: Schema.DateFromSelf
+}) {}
+
+/** One `/describe` request of a known key: reserved, then charged or released; or refused. */
+export class Usage extends Schema.Class<Usage>("Usage")({
+  id: Schema.UUID,
+  keyId: Schema.UUID,
+  createdAt: Schema.DateFromSelf,
+  state: Schema.Literal("reserved", "charged", "released", "refused"),
+  status: Schema.NullOr(Schema.Number),
+  errorKind: Schema.NullOr(Schema.String)
+}) {}

@@ -1,0 +1,10 @@
+/** Every route of the service, and the JSON 404 for the rest. */
+import { HttpRouter } from "@effect/platform"
+import { Effect } from "effect"
+import { errorResponse } from "./errors.ts"
+import { tokens } from "./routes/tokens.ts"
+
+export const router = HttpRouter.empty.pipe(
+  HttpRouter.get("/api/tokens", tokens),
+  HttpRouter.all("*", Effect.succeed(errorResponse(404, "Not found")))
+)

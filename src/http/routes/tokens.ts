@@ -1,0 +1,18 @@
+/** `GET /api/tokens` (spec §4.2): checks a key and reports the account's status; uses no credit. */
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { accountStatus } from "../../domain/accountStatus.ts"
+import { Accounts } from "../../services/Accounts.ts"
+import { ApiKeys } from "../../services/ApiKeys.ts"
+import { tokensError, unexpected } from "../errors.ts"
+
+export const tokens = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const { account, key } = yield* ApiKeys.pipe(Effect.flatMap((keys) => keys.authenticate(request.headers.authorization)))
+  const subscription = yield* Accounts.pipe(Effect.flatMap((accounts) => accounts.subscription(account.id)))
+  return HttpServerResponse.unsafeJson(accountStatus(account, key, subscription))
+}).pipe(
+  Effect.catchAll((error) => Effect.succeed(tokensError(error))),
+  Effect.catchAllCause(unexpected("Server error")),
+  Effect.withSpan("GET /api/tokens")
+)

@@ -1,0 +1,77 @@
+/** Accounts and their subscriptions (spec §2.3). Balances live in `Credits`. */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Clock, Effect, Option, Schema } from "effect"
+import { AccountNotFound } from "../domain/errors.ts"
+import { Account, Subscription } from "../domain/models.ts"
+
+export interface NewAccount {
+  readonly name: string
+  readonly email?: string | undefined
+}
+
+export class Accounts extends Effect.Service<Accounts>()("Accounts", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const findRow = SqlSchema.findOne({
+      Request: Schema.UUID,
+      Result: Account,
+      execute: (id) =>
+        sql`SELECT id, name, email, registered_at, credits FROM accounts WHERE id = ${id} AND deleted_at IS NULL`
+    })
+
+    /** Fails with `AccountNotFound` for an unknown, deleted or malformed id. */
+    const find = (id: string) =>
+      (Schema.is(Schema.UUID)(id) ? findRow(id) : Effect.succeed(Option.none())).pipe(
+        Effect.orDie,
+        Effect.flatMap(Option.match({ onNone: () => new AccountNotFound(), onSome: Effect.succeed })),
+        Effect.withSpan("Accounts.find")
+      )
+
+    const create = (account: NewAccount) =>
+      Effect.gen(function* () {
+        const id = crypto.randomUUID()
+        const registeredAt = new Date(yield* Clock.currentTimeMillis)
+        yield* sql`INSERT INTO accounts ${sql.insert({ id, name: account.name, email: account.email ?? null, registeredAt })}`
+        return new Account({ id, name: account.name, email: account.email ?? null, registeredAt, credits: 0 })
+      }).pipe(Effect.orDie, Effect.withSpan("Accounts.create"))
+
+    /** Soft delete: the ledger and usage stay explainable; keys of the account answer 404 (§7.2). */
+    const remove = (id: string) =>
+      find(id).pipe(
+        Effect.zipRight(Clock.currentTimeMillis),
+        Effect.flatMap((now) => sql`UPDATE accounts SET deleted_at = ${new Date(now)} WHERE id = ${id}`.pipe(Effect.orDie)),
+        Effect.asVoid,
+        Effect.withSpan("Accounts.remove")
+      )
+
+    const findSubscription = SqlSchema.findOne({
+      Request: Schema.UUID,
+      Result: Subscription,
+      execute: (id) =>
+        sql`SELECT plan_name, plan_description, status, renews_at, ends_at FROM subscriptions WHERE account_id = ${id}`
+    })
+
+    const subscription = (accountId: string) =>
+      findSubscription(accountId).pipe(Effect.orDie, Effect.withSpan("Accounts.subscription"))
+
+    const setSubscription = (accountId: string, value: Subscription) =>
+      Effect.gen(function* () {
+        yield* find(accountId)
+        const row = { accountId, ...value, updatedAt: new Date(yield* Clock.currentTimeMillis) }
+        yield* sql`INSERT INTO subscriptions ${sql.insert(row)}
+          ON CONFLICT (account_id) DO UPDATE SET plan_name = EXCLUDED.plan_name,
+            plan_description = EXCLUDED.plan_description, status = EXCLUDED.status,
+            renews_at = EXCLUDED.renews_at, ends_at = EXCLUDED.ends_at, updated_at = EXCLUDED.updated_at`.pipe(Effect.orDie)
+      }).pipe(Effect.withSpan("Accounts.setSubscription"))
+
+    const clearSubscription = (accountId: string) =>
+      find(accountId).pipe(
+        Effect.zipRight(sql`DELETE FROM subscriptions WHERE account_id = ${accountId}`.pipe(Effect.orDie)),
+        Effect.asVoid,
+        Effect.withSpan("Accounts.clearSubscription")
+      )
+
+    return { find, create, remove, subscription, setSubscription, clearSubscription } as const
+  })
+}) {}

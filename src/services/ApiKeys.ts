@@ -1,0 +1,120 @@
+/**
+ * API keys (spec §5, §7.2): JWTs signed by the service with HS256 (the only algorithm accepted),
+ * carrying the account (`userId`), the key id (`jti`) and the expiry. A key is also a database row,
+ * so deleting it from the dashboard revokes it on the very next request.
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Clock, Effect, Option, Redacted, Schema } from "effect"
+import { jwtVerify, SignJWT } from "jose"
+import { AppConfig } from "../config.ts"
+import { ApiKeyInvalid, ApiKeyMalformed, ApiKeyMissing, ApiKeyRevoked, KeyNotFound } from "../domain/errors.ts"
+import { ApiKey } from "../domain/models.ts"
+import { Accounts } from "./Accounts.ts"
+
+const algorithm = "HS256"
+
+export interface NewKey {
+  readonly name?: string | undefined
+  readonly expiredAt: Date
+}
+
+/** The secret from `API_KEY_SECRET`, or one generated on first start and kept in the database. */
+const signingSecret = Effect.gen(function* () {
+  const config = yield* AppConfig
+  if (Option.isSome(config.apiKeySecret)) return Redacted.value(config.apiKeySecret.value)
+  const sql = yield* SqlClient.SqlClient
+  const generated = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url")
+  // Replicas starting together agree on whichever secret was written first.
+  yield* sql`INSERT INTO settings (key, value) VALUES ('api_key_secret', ${generated}) ON CONFLICT (key) DO NOTHING`
+  const [row] = yield* sql<{ value: string }>`SELECT value FROM settings WHERE key = 'api_key_secret'`
+  return row?.value ?? generated
+})
+
+const Claims = Schema.Struct({ userId: Schema.String, jti: Schema.UUID })
+
+export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const accounts = yield* Accounts
+    const secret = new TextEncoder().encode(yield* Effect.orDie(signingSecret))
+    const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+
+    const create = (accountId: string, key: NewKey) =>
+      Effect.gen(function* () {
+        yield* accounts.find(accountId)
+        const row = new ApiKey({
+          id: crypto.randomUUID(), accountId, name: key.name ?? null, createdAt: yield* now,
+          expiredAt: key.expiredAt, deletedAt: null, lastUsedAt: null
+        })
+        const token = yield* Effect.promise(() =>
+          new SignJWT({ userId: accountId })
+            .setProtectedHeader({ alg: algorithm, typ: "JWT" })
+            .setJti(row.id)
+            .setIssuedAt(Math.floor(row.createdAt.getTime() / 1000))
+            .setExpirationTime(Math.floor(row.expiredAt.getTime() / 1000))
+            .sign(secret)
+        )
+        yield* sql`INSERT INTO api_keys ${sql.insert({ ...row })}`.pipe(Effect.orDie)
+        return { key: row, token }
+      }).pipe(Effect.withSpan("ApiKeys.create"))
+
+    const listRows = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: ApiKey,
+      execute: (accountId) => sql`SELECT * FROM api_keys WHERE account_id = ${accountId} AND deleted_at IS NULL
+        ORDER BY created_at, id`
+    })
+
+    const list = (accountId: string) =>
+      accounts.find(accountId).pipe(Effect.zipRight(Effect.orDie(listRows(accountId))), Effect.withSpan("ApiKeys.list"))
+
+    /** Revokes at once: `authenticate` reads the row on every request. */
+    const remove = (keyId: string) =>
+      Effect.gen(function* () {
+        const deleted = Schema.is(Schema.UUID)(keyId)
+          ? yield* sql`UPDATE api_keys SET deleted_at = ${yield* now} WHERE id = ${keyId} AND deleted_at IS NULL
+              RETURNING id`.pipe(Effect.orDie)
+          : []
+        if (deleted.length === 0) return yield* new KeyNotFound({ id: keyId })
+      }).pipe(Effect.withSpan("ApiKeys.remove"))
+
+    const verify = (token: string) =>
+      Effect.gen(function* () {
+        const currentDate = yield* now
+        const { payload } = yield* Effect.tryPromise({
+          try: () => jwtVerify(token, secret, { algorithms: [algorithm], currentDate }),
+          catch: () => new ApiKeyInvalid()
+        })
+        if (typeof payload.userId !== "string") return yield* new ApiKeyMalformed()
+        // Signed by us with a userId, so made by `create`: a jti that is not a key is one we never recorded.
+        return yield* Schema.decodeUnknown(Claims)(payload).pipe(Effect.mapError(() => new ApiKeyRevoked()))
+      })
+
+    const findLiveKey = SqlSchema.findOne({
+      Request: Schema.Struct({ id: Schema.UUID, usedAt: Schema.DateFromSelf }),
+      Result: ApiKey,
+      execute: ({ id, usedAt }) => sql`UPDATE api_keys SET last_used_at = ${usedAt}
+        WHERE id = ${id} AND deleted_at IS NULL RETURNING *`
+    })
+
+    /**
+     * Checks `Authorization: Bearer <key>` in the order of §7.2: the header, the signature and
+     * expiry, the `userId` claim, revocation, then the account.
+     */
+    const authenticate = (authorization: string | undefined) =>
+      Effect.gen(function* () {
+        if (authorization === undefined || !authorization.startsWith("Bearer ")) return yield* new ApiKeyMissing()
+        const claims = yield* verify(authorization.slice("Bearer ".length).trim())
+        const key = yield* findLiveKey({ id: claims.jti, usedAt: yield* now }).pipe(
+          Effect.orDie,
+          Effect.flatMap(Option.match({ onNone: () => new ApiKeyRevoked(), onSome: Effect.succeed }))
+        )
+        if (key.accountId !== claims.userId) return yield* new ApiKeyRevoked()
+        const account = yield* accounts.find(key.accountId)
+        return { account, key }
+      }).pipe(Effect.withSpan("ApiKeys.authenticate"))
+
+    return { create, list, remove, authenticate } as const
+  }),
+  dependencies: [Accounts.Default]
+}) {}

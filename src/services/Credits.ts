@@ -1,0 +1,138 @@
+/**
+ * Credit balances, the ledger that explains them, and per-request reservations (spec §1, §8;
+ * issue 3 §6). A `/describe` request reserves one credit at check 2 and settles it when it ends:
+ * captured on success, released on any failure, in one transaction with its usage row, so a crash
+ * can never charge a failure, charge twice, or lose a credit. A balance never goes below zero.
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Clock, Effect, Option, Schema } from "effect"
+import { AccountNotFound, InvalidCommand, NoCreditLeft } from "../domain/errors.ts"
+import { LedgerEntry, Usage } from "../domain/models.ts"
+import { Instance } from "./Instance.ts"
+
+/** How a request ended: 200 captures the reserved credit, anything else releases it. */
+export interface Outcome {
+  readonly status: number
+  readonly errorKind: string | null
+}
+
+export class Credits extends Effect.Service<Credits>()("Credits", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const instance = yield* Instance
+    const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+
+    const balanceRow = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Schema.Struct({ credits: Schema.Number }),
+      execute: (id) => sql`SELECT credits FROM accounts WHERE id = ${id} AND deleted_at IS NULL FOR UPDATE`
+    })
+
+    /** Adds (or with a negative amount, removes) credits, with a ledger row giving the reason. */
+    const grant = (accountId: string, amount: number, reason: string) =>
+      Effect.gen(function* () {
+        if (!Number.isSafeInteger(amount) || amount === 0) {
+          return yield* new InvalidCommand({ message: "the amount must be a non-zero whole number" })
+        }
+        const { credits } = yield* balanceRow(accountId).pipe(
+          Effect.orDie,
+          Effect.flatMap(Option.match({ onNone: () => new AccountNotFound(), onSome: Effect.succeed }))
+        )
+        const [account] = yield* sql<{ credits: number }>`UPDATE accounts SET credits = credits + ${amount}
+          WHERE id = ${accountId} AND credits + ${amount} >= reserved RETURNING credits`.pipe(Effect.orDie)
+        if (account === undefined) {
+          return yield* new InvalidCommand({ message: `the balance is ${credits}, it cannot go below what is reserved` })
+        }
+        yield* sql`INSERT INTO credit_ledger ${sql.insert({
+          id: crypto.randomUUID(), accountId, amount, reason, usageId: null, createdAt: yield* now
+        })}`.pipe(Effect.orDie)
+        return account.credits
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Credits.grant"))
+
+    /**
+     * Check 2 of §4.1: holds one credit for a request, or records the refusal and fails with
+     * `NoCreditLeft`. Returns the usage id that `settle` takes.
+     */
+    const reserve = (accountId: string, keyId: string) =>
+      Effect.gen(function* () {
+        const createdAt = yield* now
+        const held = yield* sql`UPDATE accounts SET reserved = reserved + 1
+          WHERE id = ${accountId} AND credits > reserved RETURNING id`
+        const id = crypto.randomUUID()
+        const state = held.length > 0 ? "reserved" : "refused"
+        yield* sql`INSERT INTO usage ${sql.insert({
+          id, accountId, keyId, instanceId: instance.id, createdAt, state,
+          ...(state === "refused" ? { status: 401, errorKind: "NoCreditLeft", settledAt: createdAt } : {})
+        })}`
+        return held.length > 0 ? Option.some(id) : Option.none()
+      }).pipe(
+        sql.withTransaction,
+        Effect.orDie,
+        Effect.flatMap(Option.match({ onNone: () => new NoCreditLeft(), onSome: Effect.succeed })),
+        Effect.withSpan("Credits.reserve")
+      )
+
+    /** Ends a reservation once; a second call (or one for a released reservation) changes nothing. */
+    const settle = (usageId: string, outcome: Outcome) =>
+      Effect.gen(function* () {
+        const settledAt = yield* now
+        const charged = outcome.status === 200
+        const [usage] = yield* sql<{ accountId: string }>`UPDATE usage
+          SET state = ${charged ? "charged" : "released"}, settled_at = ${settledAt},
+            status = ${outcome.status}, error_kind = ${outcome.errorKind}
+          WHERE id = ${usageId} AND state = 'reserved' RETURNING account_id`
+        if (usage === undefined) return
+        const spent = charged ? 1 : 0
+        yield* sql`UPDATE accounts SET credits = credits - ${spent}, reserved = reserved - 1
+          WHERE id = ${usage.accountId}`
+        if (charged) {
+          yield* sql`INSERT INTO credit_ledger ${sql.insert({
+            id: crypto.randomUUID(), accountId: usage.accountId, amount: -1, reason: "describe", usageId, createdAt: settledAt
+          })}`
+        }
+      }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("Credits.settle"))
+
+    /**
+     * Releases the reservations of service processes that are gone (crashed or killed), so their
+     * credits come back. Run at start-up and periodically.
+     */
+    const releaseAbandoned = Effect.gen(function* () {
+      const owners = yield* sql<{ instanceId: string }>`SELECT DISTINCT instance_id FROM usage
+        WHERE state = 'reserved' AND instance_id <> ${instance.id}`
+      let released = 0
+      for (const { instanceId } of owners) {
+        if (yield* instance.isAlive(instanceId)) continue
+        const reservations = yield* sql<{ id: string }>`SELECT id FROM usage
+          WHERE state = 'reserved' AND instance_id = ${instanceId}`
+        for (const { id } of reservations) {
+          yield* settle(id, { status: 500, errorKind: "Abandoned" })
+        }
+        released += reservations.length
+      }
+      return released
+    }).pipe(Effect.orDie, Effect.withSpan("Credits.releaseAbandoned"))
+
+    const ledger = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: LedgerEntry,
+      execute: (accountId) => sql`SELECT id, amount, reason, usage_id, created_at FROM credit_ledger
+        WHERE account_id = ${accountId} ORDER BY created_at, id`
+    })
+
+    const usage = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: Usage,
+      execute: (accountId) => sql`SELECT id, key_id, created_at, state, status, error_kind FROM usage
+        WHERE account_id = ${accountId} ORDER BY created_at DESC, id LIMIT 1000`
+    })
+
+    return {
+      grant,
+      reserve,
+      settle,
+      releaseAbandoned,
+      ledger: (accountId: string) => ledger(accountId).pipe(Effect.orDie),
+      usage: (accountId: string) => usage(accountId).pipe(Effect.orDie)
+    } as const
+  })
+}) {}

@@ -1,0 +1,49 @@
+/**
+ * This service process, as the database sees it: an id that tags its credit reservations, and a
+ * way to tell whether the process that made a reservation is still running (issue 3 §6).
+ */
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer, Option } from "effect"
+import { AppConfig } from "../config.ts"
+
+export class Instance extends Context.Tag("Instance")<Instance, {
+  readonly id: string
+  readonly isAlive: (other: string) => Effect.Effect<boolean>
+}>() {
+  /** The embedded database admits one process, so any other instance has ended. */
+  static readonly single: Layer.Layer<Instance> = Layer.sync(Instance, () => ({
+    id: crypto.randomUUID(),
+    isAlive: () => Effect.succeed(false)
+  }))
+
+  /**
+   * PostgreSQL: each process holds a session advisory lock named after its id for its lifetime.
+   * The server drops the lock with the session, so a lock that can be taken belongs to no one alive.
+   */
+  static readonly postgres: Layer.Layer<Instance, never, SqlClient.SqlClient> = Layer.scoped(
+    Instance,
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const id = crypto.randomUUID()
+      const lock = (key: string) => `SELECT pg_${key}(hashtextextended($1, 0)) AS held`
+      const own = yield* sql.reserve
+      yield* Effect.acquireRelease(
+        own.executeRaw(lock("advisory_lock"), [id]),
+        () => own.executeRaw(lock("advisory_unlock"), [id]).pipe(Effect.ignore)
+      )
+      const isAlive = (other: string) =>
+        Effect.gen(function* () {
+          const connection = yield* sql.reserve
+          const [row] = yield* connection.execute(lock("try_advisory_lock"), [other], undefined)
+          const free = row?.held === true
+          if (free) yield* connection.executeRaw(lock("advisory_unlock"), [other])
+          return !free
+        }).pipe(Effect.scoped, Effect.orDie)
+      return { id, isAlive }
+    }).pipe(Effect.orDie)
+  )
+
+  static readonly layer: Layer.Layer<Instance, never, SqlClient.SqlClient | AppConfig> = Layer.unwrapEffect(
+    Effect.map(AppConfig, (config) => Option.isSome(config.databaseUrl) ? Instance.postgres : Instance.single)
+  )
+}
