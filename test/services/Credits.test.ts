@@ -1,0 +1,117 @@
+import { describe, expect, it, layer } from "@effect/vitest"
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer } from "effect"
+import { Accounts } from "../../src/services/Accounts.ts"
+import { ApiKeys } from "../../src/services/ApiKeys.ts"
+import { Credits } from "../../src/services/Credits.ts"
+import { Instance } from "../../src/services/Instance.ts"
+import { backends, postgresSkipReason, postgresUrl } from "../support/database.ts"
+import { servicesOn } from "../support/services.ts"
+
+/** An account holding `credits`, and one of its keys. */
+const funded = (credits: number) =>
+  Effect.gen(function* () {
+    const account = yield* Accounts.pipe(Effect.flatMap((accounts) => accounts.create({ name: "Shop" })))
+    if (credits > 0) yield* Credits.pipe(Effect.flatMap((c) => c.grant(account.id, credits, "purchase")))
+    const { key } = yield* ApiKeys.pipe(Effect.flatMap((keys) => keys.create(account.id, { expiredAt: new Date(1e13) })))
+    return { accountId: account.id, keyId: key.id }
+  })
+
+const balanceOf = (accountId: string) => Accounts.pipe(Effect.flatMap((a) => a.find(accountId)), Effect.map((a) => a.credits))
+
+/** The balance must always be the ledger's sum. */
+const ledgerSum = (accountId: string) =>
+  Credits.pipe(Effect.flatMap((c) => c.ledger(accountId)), Effect.map((rows) => rows.reduce((sum, row) => sum + row.amount, 0)))
+
+for (const backend of backends) {
+  layer(servicesOn(backend))(`Credits on ${backend.name}`, (it) => {
+    it.effect("grants add to the balance with a ledger row giving the reason", () =>
+      Effect.gen(function* () {
+        const { accountId } = yield* funded(5)
+        const credits = yield* Credits
+        expect(yield* credits.grant(accountId, 3, "top-up")).toBe(8)
+        expect(yield* credits.grant(accountId, -2, "refund")).toBe(6)
+        expect((yield* credits.ledger(accountId)).map((row) => [row.amount, row.reason])).toEqual([
+          [5, "purchase"], [3, "top-up"], [-2, "refund"]
+        ])
+        expect(yield* balanceOf(accountId)).toBe(6)
+        expect(yield* ledgerSum(accountId)).toBe(6)
+      }))
+
+    it.effect("a grant cannot be zero, fractional, or take the balance below zero", () =>
+      Effect.gen(function* () {
+        const { accountId } = yield* funded(2)
+        const credits = yield* Credits
+        for (const amount of [0, 1.5, -3]) {
+          expect((yield* Effect.flip(credits.grant(accountId, amount, "x")))._tag).toBe("InvalidCommand")
+        }
+        expect((yield* Effect.flip(credits.grant(crypto.randomUUID(), 1, "x")))._tag).toBe("AccountNotFound")
+        expect(yield* balanceOf(accountId)).toBe(2)
+      }))
+
+    it.effect("a success captures the reserved credit once; a failure releases it", () =>
+      Effect.gen(function* () {
+        const { accountId, keyId } = yield* funded(2)
+        const credits = yield* Credits
+        const ok = yield* credits.reserve(accountId, keyId)
+        yield* credits.settle(ok, { status: 200, errorKind: null })
+        yield* credits.settle(ok, { status: 200, errorKind: null })
+        const failed = yield* credits.reserve(accountId, keyId)
+        yield* credits.settle(failed, { status: 500, errorKind: "GenerationFailed" })
+        expect(yield* balanceOf(accountId)).toBe(1)
+        expect(yield* ledgerSum(accountId)).toBe(1)
+        const ledger = yield* credits.ledger(accountId)
+        expect(ledger.filter((row) => row.usageId !== null).map((row) => [row.amount, row.usageId])).toEqual([[-1, ok]])
+        const usage = yield* credits.usage(accountId)
+        expect(usage.map((u) => [u.id, u.state, u.status, u.errorKind]).sort()).toEqual([
+          [failed, "released", 500, "GenerationFailed"], [ok, "charged", 200, null]
+        ].sort())
+      }))
+
+    it.effect("an empty balance refuses the reservation and records the refusal", () =>
+      Effect.gen(function* () {
+        const { accountId, keyId } = yield* funded(0)
+        const credits = yield* Credits
+        expect((yield* Effect.flip(credits.reserve(accountId, keyId)))._tag).toBe("NoCreditLeft")
+        const [usage] = yield* credits.usage(accountId)
+        expect([usage?.state, usage?.status, usage?.errorKind]).toEqual(["refused", 401, "NoCreditLeft"])
+        expect(yield* balanceOf(accountId)).toBe(0)
+      }))
+
+    it.effect("concurrent requests never reserve more credits than the balance holds", () =>
+      Effect.gen(function* () {
+        const { accountId, keyId } = yield* funded(10)
+        const credits = yield* Credits
+        const results = yield* Effect.all(
+          Array.from({ length: 30 }, () =>
+            credits.reserve(accountId, keyId).pipe(
+              Effect.tap((id) => credits.settle(id, { status: 200, errorKind: null })),
+              Effect.either
+            )),
+          { concurrency: "unbounded" }
+        )
+        expect(results.filter((r) => r._tag === "Right")).toHaveLength(10)
+        expect(yield* balanceOf(accountId)).toBe(0)
+        expect(yield* ledgerSum(accountId)).toBe(0)
+      }))
+
+    it.effect("reservations of a process that is gone are released; our own are kept", () =>
+      Effect.gen(function* () {
+        const { accountId, keyId } = yield* funded(3)
+        const sql = yield* SqlClient.SqlClient
+        // A reservation made by another process that has since died (its instance is not alive).
+        const orphan = yield* Effect.flatMap(Credits, (c) => c.reserve(accountId, keyId)).pipe(
+          Effect.provide(Credits.Default.pipe(Layer.provide(Instance.single), Layer.provide(Layer.succeed(SqlClient.SqlClient, sql))))
+        )
+        const credits = yield* Credits
+        const mine = yield* credits.reserve(accountId, keyId)
+        expect(yield* credits.releaseAbandoned).toBe(1)
+        const states = new Map((yield* credits.usage(accountId)).map((u) => [u.id, u.state]))
+        expect([states.get(orphan), states.get(mine)]).toEqual(["released", "reserved"])
+        yield* credits.settle(mine, { status: 200, errorKind: null })
+        expect(yield* balanceOf(accountId)).toBe(2)
+      }))
+  })
+}
+
+if (!postgresUrl) describe.skip(postgresSkipReason, () => it("Credits on PostgreSQL", () => {}))
