@@ -9,6 +9,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Option, String } from "effect"
 import type { ConfigError } from "effect/ConfigError"
 import { AppConfig } from "../config.ts"
+import * as DataDirLock from "./DataDirLock.ts"
 import * as PgliteClient from "./PgliteClient.ts"
 import init from "./migrations/0001_init.ts"
 
@@ -17,7 +18,7 @@ const migrations = Migrator.fromRecord({ "0001_init": init })
 /** Replicas starting together serialise on the Migrator's table lock; the later one finds nothing to do. */
 const migrate = Migrator.make({})({ loader: migrations })
 
-export type DatabaseError = SqlError | Migrator.MigrationError | ConfigError
+export type DatabaseError = SqlError | Migrator.MigrationError | ConfigError | DataDirLock.DataDirBusy
 
 /** A client with the schema migrated. */
 export const withMigrations = <E, R>(client: Layer.Layer<SqlClient, E, R>) =>
@@ -30,7 +31,11 @@ export const layerPostgres = (url: Parameters<typeof PgClient.layer>[0]["url"]) 
     transformResultNames: String.snakeToCamel
   }))
 
-export const layerPglite = (dataDir: string | undefined) => withMigrations(PgliteClient.layer({ dataDir }))
+/** In memory without a folder; with one, held by `owner` for the layer's lifetime. */
+export const layerPglite = (dataDir: string | undefined, owner: DataDirLock.LockInfo["owner"] = "service") => {
+  const client = withMigrations(PgliteClient.layer({ dataDir }))
+  return dataDir === undefined ? client : Layer.provideMerge(client, Layer.scopedDiscard(DataDirLock.acquire(dataDir, owner)))
+}
 
 /** Chosen by configuration. */
 export const layer: Layer.Layer<SqlClient, DatabaseError, AppConfig> = Layer.unwrapEffect(

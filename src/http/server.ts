@@ -5,17 +5,37 @@
  */
 import { HttpServer } from "@effect/platform"
 import { BunHttpServer } from "@effect/platform-bun"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig } from "../config.ts"
+import * as DataDirLock from "../db/DataDirLock.ts"
+import { OperatorToken } from "./routes/admin.ts"
 import { router } from "./router.ts"
 
 /** Bun's maximum; a connection idle this long (no byte either way) is closed. */
 const idleTimeoutSeconds = 255
 
+/**
+ * On the embedded database the admin route opens with a fresh token, published with the local
+ * URL in the data folder's lock once the server listens, for the operator CLI.
+ */
+const OperatorAccess = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) => {
+    if (Option.isSome(config.databaseUrl)) return Layer.succeed(OperatorToken, Option.none())
+    const token = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url")
+    const publish = HttpServer.addressWith((address) =>
+      address._tag === "TcpAddress"
+        ? DataDirLock.publish(config.dataDir, { url: `http://127.0.0.1:${address.port}`, operatorToken: token })
+        : Effect.void
+    )
+    return Layer.merge(Layer.succeed(OperatorToken, Option.some(Redacted.make(token))), Layer.effectDiscard(publish))
+  })
+)
+
 export const ServerLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
     HttpServer.serve(router).pipe(
       HttpServer.withLogAddress,
+      Layer.provideMerge(OperatorAccess),
       Layer.provide(BunHttpServer.layer({
         port: config.port,
         hostname: config.host,

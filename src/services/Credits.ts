@@ -34,6 +34,7 @@ export class Credits extends Effect.Service<Credits>()("Credits", {
         if (!Number.isSafeInteger(amount) || amount === 0) {
           return yield* new InvalidCommand({ message: "the amount must be a non-zero whole number" })
         }
+        if (!Schema.is(Schema.UUID)(accountId)) return yield* new AccountNotFound()
         const { credits } = yield* balanceRow(accountId).pipe(
           Effect.orDie,
           Effect.flatMap(Option.match({ onNone: () => new AccountNotFound(), onSome: Effect.succeed }))

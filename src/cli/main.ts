@@ -1,0 +1,76 @@
+/**
+ * `bun run admin <command>`: prints the result as JSON on stdout; on error a message on stderr
+ * and exit code 1. On the embedded database it never opens the data folder under a running
+ * service: it sends the command to that service's admin route instead.
+ */
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { BunRuntime } from "@effect/platform-bun"
+import type { SqlClient } from "@effect/sql/SqlClient"
+import { Console, Data, Effect, Either, Layer, Logger, LogLevel, Option, Schema } from "effect"
+import { ServicesLive } from "../app.ts"
+import { AppConfig } from "../config.ts"
+import * as Database from "../db/Database.ts"
+import { AdminCommand, describeAdminError, runCommand } from "./commands.ts"
+import { parseArgs } from "./parse.ts"
+
+class CliError extends Data.TaggedError("CliError")<{ readonly message: string }> {}
+
+const runHere = (command: AdminCommand, database: Layer.Layer<SqlClient, Database.DatabaseError, AppConfig>) =>
+  runCommand(command).pipe(
+    Effect.mapError((error) => new CliError({ message: describeAdminError(error) })),
+    Effect.provide(ServicesLive.pipe(Layer.provideMerge(database)))
+  )
+
+/** Sends the command to the running service that holds the data folder. */
+const runThere = (command: AdminCommand, access: { readonly url?: string | undefined; readonly operatorToken?: string | undefined }) =>
+  Effect.gen(function* () {
+    if (!access.url || !access.operatorToken) {
+      return yield* new CliError({ message: "the service is starting; try again in a moment" })
+    }
+    const client = yield* HttpClient.HttpClient
+    const request = yield* HttpClientRequest.post(`${access.url}/admin/commands`).pipe(
+      HttpClientRequest.bearerToken(access.operatorToken),
+      HttpClientRequest.schemaBodyJson(AdminCommand)(command)
+    )
+    const response = yield* client.execute(request)
+    const body = yield* response.json
+    if (response.status === 200) return body
+    const message = Schema.decodeUnknownOption(Schema.Struct({ error: Schema.String }))(body)
+    return yield* new CliError({ message: Option.match(message, { onNone: () => `HTTP ${response.status}`, onSome: (b) => b.error }) })
+  }).pipe(
+    Effect.catchTags({
+      RequestError: (e) => new CliError({ message: `cannot reach the running service: ${e.message}` }),
+      ResponseError: (e) => new CliError({ message: `unexpected answer from the running service: ${e.message}` }),
+      HttpBodyError: () => new CliError({ message: "cannot encode the command" })
+    }),
+    Effect.provide(FetchHttpClient.layer)
+  )
+
+const program = Effect.gen(function* () {
+  const command = yield* Either.match(parseArgs(process.argv.slice(2)), {
+    onLeft: (message) => Effect.fail(new CliError({ message })),
+    onRight: Effect.succeed
+  })
+  const config = yield* AppConfig
+  const result = yield* Option.match(config.databaseUrl, {
+    onSome: (url) => runHere(command, Database.layerPostgres(url)),
+    onNone: () =>
+      runHere(command, Database.layerPglite(config.dataDir, "cli")).pipe(
+        Effect.catchTag("DataDirBusy", (busy) => runThere(command, busy.holder))
+      )
+  })
+  yield* Console.log(JSON.stringify(result, null, 2))
+})
+
+program.pipe(
+  Effect.catchAll((error) =>
+    Console.error(`error: ${"message" in error ? error.message : String(error)}`).pipe(
+      Effect.zipRight(Effect.sync(() => (process.exitCode = 1)))
+    )
+  ),
+  Effect.provide(AppConfig.layer),
+  // stdout carries only the JSON result.
+  Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
+  Logger.withMinimumLogLevel(LogLevel.Warning),
+  BunRuntime.runMain
+)

@@ -1,0 +1,74 @@
+/**
+ * PGlite admits one process per data folder: two opening it at once corrupt it. Whoever opens the
+ * folder (the service or the operator CLI) first creates `DATA_DIR/lock.json` exclusively; the
+ * service also publishes there the local URL and a fresh operator token of its admin route, so
+ * the CLI talks to a running service instead of opening the database under it.
+ */
+import { Effect, Option, Schedule, Schema } from "effect"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+
+export const LockInfo = Schema.Struct({
+  pid: Schema.Number,
+  owner: Schema.Literal("service", "cli"),
+  url: Schema.optional(Schema.String),
+  operatorToken: Schema.optional(Schema.String)
+})
+export type LockInfo = typeof LockInfo.Type
+
+/** Another live process holds the data folder. */
+export class DataDirBusy extends Schema.TaggedError<DataDirBusy>()("DataDirBusy", { holder: LockInfo }) {}
+
+const lockPath = (dataDir: string) => path.join(dataDir, "lock.json")
+
+const isRunning = (pid: number) => {
+  if (pid === process.pid) return false // a lock left by an earlier run of this very process id
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/** The current holder, if the lock file exists and can be read. */
+export const read = (dataDir: string) =>
+  Effect.tryPromise(() => fs.readFile(lockPath(dataDir), "utf8")).pipe(
+    Effect.flatMap(Schema.decode(Schema.parseJson(LockInfo))),
+    Effect.option
+  )
+
+const write = (dataDir: string, info: LockInfo, flag: "wx" | "w") =>
+  Effect.promise(() => fs.mkdir(dataDir, { recursive: true })).pipe(
+    Effect.zipRight(Effect.tryPromise(() => fs.writeFile(lockPath(dataDir), JSON.stringify(info), { flag, mode: 0o600 }))),
+    Effect.isSuccess
+  )
+
+const tryAcquire = (dataDir: string, info: LockInfo): Effect.Effect<void, DataDirBusy> =>
+  Effect.gen(function* () {
+    if (yield* write(dataDir, info, "wx")) return
+    const holder = yield* read(dataDir)
+    if (Option.isSome(holder) && isRunning(holder.value.pid)) return yield* new DataDirBusy({ holder: holder.value })
+    // Stale (its process is gone) or unreadable (a crash mid-write): take it over.
+    yield* Effect.promise(() => fs.rm(lockPath(dataDir), { force: true }))
+    if (!(yield* write(dataDir, info, "wx"))) return yield* tryAcquire(dataDir, info)
+  })
+
+/**
+ * Holds the folder for the scope. `waitForCli` retries while an operator command (which is short)
+ * holds it; a running service is never waited for.
+ */
+export const acquire = (dataDir: string, owner: LockInfo["owner"]) =>
+  Effect.acquireRelease(
+    tryAcquire(dataDir, { pid: process.pid, owner }).pipe(
+      Effect.retry({
+        schedule: Schedule.spaced("100 millis").pipe(Schedule.upTo("30 seconds")),
+        while: (busy) => busy.holder.owner === "cli"
+      })
+    ),
+    () => Effect.promise(() => fs.rm(lockPath(dataDir), { force: true }))
+  )
+
+/** The service, once listening: where its admin route is and the token it takes. */
+export const publish = (dataDir: string, access: { readonly url: string; readonly operatorToken: string }) =>
+  write(dataDir, { pid: process.pid, owner: "service", ...access }, "w")

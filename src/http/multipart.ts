@@ -1,0 +1,343 @@
+/**
+ * The streaming reader of the `POST /api/describe` form: checks 3 and 4 of spec §4.1, with the
+ * limits of §8. The body is counted as it streams and never held whole; what is kept is bounded by
+ * the caps below, whatever the client sends.
+ *
+ * The multipart/form-data parser (RFC 2046 §5.1.1, RFC 7578) is our own, small state machine.
+ * multipasta 0.2.8 (under @effect/platform) was tried and set aside: it fails a valid form whose
+ * closing `--` arrives split across two chunks, reports an empty body as neither done nor failed,
+ * and keeps buffering a field after its size limit has fired.
+ */
+import { Effect, Stream } from "effect"
+import { NotMultipart, RequestTooLarge } from "../domain/errors.ts"
+import { limits } from "../domain/limits.ts"
+
+/** A text field; `truncated` when the part was longer than its cap (`text` is its first bytes). */
+export interface FormText {
+  readonly text: string
+  readonly truncated: boolean
+}
+
+/** The image part: `size` counts all its bytes, `bytes` keeps at most `limits.imageBytes + 1`. */
+export interface FormFile {
+  readonly bytes: Uint8Array
+  readonly size: number
+}
+
+/** The fields of §4.1 the service reads; for each, the first part with that name. */
+export interface DescribeForm {
+  readonly image: FormFile | undefined
+  readonly schema: FormText | undefined
+  readonly keywords: FormText | undefined
+  readonly context: FormText | undefined
+  readonly language: FormText | undefined
+}
+
+const KiB = 1024
+
+/**
+ * Bytes kept of each field. The image keeps one byte over §8's 10 MB: enough for the caller to
+ * answer 413 after the schema check (§4.1 check 6). A schema at the limits of §2.2, 20 fields of
+ * 64 + 1,000 characters, is about 125 KiB even with every character `\u`-escaped, so 256 KiB leaves
+ * room for layout; past it the text is truncated and the schema is the caller's to refuse. The
+ * domain uses 1,000 characters of keywords and context and refuses a language over 64: 64 KiB
+ * (at least 16,384 characters) is plenty to do either.
+ */
+const caps = {
+  image: limits.imageBytes + 1,
+  schema: 256 * KiB,
+  keywords: 64 * KiB,
+  context: 64 * KiB,
+  language: 64 * KiB
+} as const
+
+type FieldName = keyof typeof caps
+
+/**
+ * Bounds of our own (§8 sets none): a form beyond them is not one this API reads (NotMultipart).
+ * Five fields are read, so 64 parts leave room for clients that add their own; 16 KiB for one
+ * part's headers (and for the padding after a boundary) is what busboy and multipasta allow.
+ */
+const maxParts = 64
+const maxHeaderBytes = 16 * KiB
+
+/**
+ * Reads the form from the body. Fails with `RequestTooLarge` as soon as more than
+ * `limits.bodyBytes` have arrived, and stops reading there; that check comes before the form's
+ * (§4.1: 3 before 4), so a body that is not a form, or a broken one, is still counted to its end
+ * (without keeping it) before `NotMultipart` answers.
+ */
+export const readDescribeForm = <E>(input: {
+  readonly contentType: string | undefined
+  readonly body: Stream.Stream<Uint8Array, E>
+}): Effect.Effect<DescribeForm, RequestTooLarge | NotMultipart | E> =>
+  Effect.gen(function* () {
+    const boundary = boundaryOf(input.contentType)
+    const parser = boundary === undefined ? undefined : makeFormParser(boundary)
+    const received = yield* Stream.runFoldWhile(
+      input.body,
+      0,
+      (received) => received <= limits.bodyBytes,
+      (received, chunk) => {
+        const total = received + chunk.length
+        if (total <= limits.bodyBytes) parser?.write(chunk)
+        return total
+      }
+    )
+    if (received > limits.bodyBytes) return yield* new RequestTooLarge()
+    const form = parser?.end()
+    if (form === undefined) return yield* new NotMultipart()
+    return form
+  })
+
+/** §4.1: `multipart/form-data` with a boundary (RFC 2046: 1 to 70 characters); else undefined. */
+const boundaryOf = (contentType: string | undefined): string | undefined => {
+  const parsed = contentType === undefined ? undefined : parseHeaderValue(contentType)
+  if (parsed?.type !== "multipart/form-data") return undefined
+  const boundary = parsed.parameters.get("boundary")
+  return boundary !== undefined && /^[\x20-\x7e]{0,69}[\x21-\x7e]$/.test(boundary) ? boundary : undefined
+}
+
+// ---- Header values: `type; name=value; name="quoted \"value\""` (RFC 9110 §5.6.6).
+
+// One `;` and the parameter after it, if any (a stray `;` is tolerated); sticky, so no gap is skipped.
+const parameterPattern =
+  /;[ \t]*(?:([!#$%&'*+.^_`|~0-9A-Za-z-]+)=(?:"((?:[^"\\]|\\.)*)"|([!#$%&'*+.^_`|~0-9A-Za-z-]+)))?[ \t]*/y
+
+/** A `Map` of parameters, so a name like `__proto__` is only ever a key. The first of a name wins. */
+const parseHeaderValue = (
+  value: string
+): { readonly type: string; readonly parameters: ReadonlyMap<string, string> } | undefined => {
+  const semicolon = value.indexOf(";")
+  const end = semicolon === -1 ? value.length : semicolon
+  const parameters = new Map<string, string>()
+  parameterPattern.lastIndex = end
+  while (parameterPattern.lastIndex < value.length) {
+    const match = parameterPattern.exec(value)
+    if (match === null) return undefined
+    const name = match[1]?.toLowerCase()
+    if (name !== undefined && !parameters.has(name)) {
+      parameters.set(name, match[2]?.replace(/\\(.)/g, "$1") ?? match[3] ?? "")
+    }
+  }
+  return { type: value.slice(0, end).trim().toLowerCase(), parameters }
+}
+
+// ---- The parser.
+
+const CR = 13
+const LF = 10
+const DASH = 45
+const SPACE = 32
+const TAB = 9
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true })
+
+/** The first `cap` bytes of a part, and the count of all of them. */
+class CappedBytes {
+  private buffer = new Uint8Array(0)
+  private kept = 0
+  size = 0
+
+  constructor(readonly cap: number) {}
+
+  push(data: Uint8Array, from: number, to: number): void {
+    this.size += to - from
+    const take = Math.min(to - from, this.cap - this.kept)
+    if (take <= 0) return
+    if (this.kept + take > this.buffer.length) {
+      // Grow by doubling so a small image does not cost the whole cap up front.
+      const grown = new Uint8Array(Math.min(this.cap, Math.max(this.kept + take, 2 * this.buffer.length, 4 * KiB)))
+      grown.set(this.buffer.subarray(0, this.kept))
+      this.buffer = grown
+    }
+    this.buffer.set(data.subarray(from, from + take), this.kept)
+    this.kept += take
+  }
+
+  bytes(): Uint8Array {
+    return this.kept === this.buffer.length ? this.buffer : this.buffer.slice(0, this.kept)
+  }
+
+  /** UTF-8 (what browsers and HTTP clients send); a code point cut by the cap is left out. */
+  text(): FormText {
+    const truncated = this.size > this.cap
+    const bytes = this.buffer.subarray(0, this.kept)
+    return { text: decoder.decode(truncated ? bytes.subarray(0, completeUtf8Length(bytes)) : bytes), truncated }
+  }
+}
+
+/** The length of `bytes` without an incomplete UTF-8 sequence at its end. */
+const completeUtf8Length = (bytes: Uint8Array): number => {
+  let start = bytes.length - 1
+  while (start > bytes.length - 4 && start > 0 && ((bytes[start] ?? 0) & 0xc0) === 0x80) start--
+  const lead = bytes[start] ?? 0
+  const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1
+  return start + length > bytes.length ? start : bytes.length
+}
+
+/**
+ * Where the parser is: before the first delimiter; right after a delimiter (`--` closes the form,
+ * optional padding then CRLF opens a part); in a part's headers or content; after the closing
+ * delimiter (the epilogue, ignored); or on a framing error, after which input is ignored.
+ */
+type Phase = "preamble" | "afterDelimiter" | "headers" | "content" | "epilogue" | "broken"
+
+/**
+ * A push parser: `write` each chunk as it arrives, then `end` gives the form, or undefined when
+ * the body was not a complete, well-framed form. Never throws; keeps at most the field caps, one
+ * part's headers and a tail shorter than the delimiter.
+ */
+const makeFormParser = (boundary: string) => {
+  const delimiter = encoder.encode(`\r\n--${boundary}`)
+  const fields = new Map<FieldName, CappedBytes>()
+  const header = new Uint8Array(maxHeaderBytes)
+  let phase: Phase = "preamble"
+  // A tail of the last chunk that may begin a delimiter. The first delimiter of the body has no
+  // CRLF before it: start as if one had been read.
+  let carry: Uint8Array = delimiter.subarray(0, 2)
+  let parts = 0
+  let headerLength = 0
+  let padding = 0
+  let delimiterLine: "start" | "padding" | "dash" | "cr" = "start"
+  let part: CappedBytes | undefined
+
+  /** Drops what was kept; returns a position past any chunk, which ends the write loop. */
+  const broken = (): number => {
+    phase = "broken"
+    fields.clear()
+    part = undefined
+    carry = new Uint8Array(0)
+    return Number.MAX_SAFE_INTEGER
+  }
+
+  const delimiterAt = (data: Uint8Array, at: number, length: number): boolean => {
+    for (let k = 0; k < length; k++) if (data[at + k] !== delimiter[k]) return false
+    return true
+  }
+
+  /** Content (or preamble) up to the next delimiter; an unfinished tail is carried over. */
+  const readContent = (data: Uint8Array, from: number): number => {
+    const n = delimiter.length
+    for (let at = data.indexOf(CR, from); at !== -1 && at + n <= data.length; at = data.indexOf(CR, at + 1)) {
+      if (delimiterAt(data, at, n)) {
+        part?.push(data, from, at)
+        part = undefined
+        phase = "afterDelimiter"
+        delimiterLine = "start"
+        padding = 0
+        return at + n
+      }
+    }
+    let tail = -1
+    while (tail !== -1 && !delimiterAt(data, tail, data.length - tail)) tail = data.indexOf(CR, tail + 1)
+    const end = tail === -1 ? data.length : tail
+    part?.push(data, from, end)
+    carry = data.slice(end)
+    return data.length
+  }
+
+  /** `--` (the end of the form) or transport padding then CRLF (a part follows). */
+  const readAfterDelimiter = (data: Uint8Array, from: number): number => {
+    for (let at = from; at < data.length; at++) {
+      const byte = data[at]
+      if (delimiterLine === "dash") {
+        if (byte !== DASH) return broken()
+        phase = "epilogue"
+        return data.length
+      } else if (delimiterLine === "cr") {
+        if (byte !== LF) return broken()
+        if (++parts > maxParts) return broken()
+        phase = "headers"
+        headerLength = 0
+        return at + 1
+      } else if (byte === DASH && delimiterLine === "start") {
+        delimiterLine = "dash"
+      } else if (byte === SPACE || byte === TAB) {
+        if (++padding > maxHeaderBytes) return broken()
+        delimiterLine = "padding"
+      } else if (byte === CR) {
+        delimiterLine = "cr"
+      } else {
+        return broken()
+      }
+    }
+    return data.length
+  }
+
+  /** A part's header block, up to the empty line; then the part is opened. */
+  const readHeaders = (data: Uint8Array, from: number): number => {
+    for (let at = from; at < data.length; at++) {
+      if (headerLength === maxHeaderBytes) return broken()
+      header[headerLength++] = data[at] ?? 0
+      if (header[headerLength - 1] === LF && header[headerLength - 2] === CR) {
+        if (headerLength === 2 || (header[headerLength - 3] === LF && header[headerLength - 4] === CR)) {
+          return openPart() ? at + 1 : broken()
+        }
+      }
+    }
+    return data.length
+  }
+
+  /** Keeps the part if it is the first with a name we read; anything else is only counted. */
+  const openPart = (): boolean => {
+    let name: FieldName | undefined
+    for (const line of decoder.decode(header.subarray(0, headerLength)).split("\r\n")) {
+      if (line === "") continue
+      const colon = line.indexOf(":")
+      if (colon <= 0) return false
+      if (name !== undefined || line.slice(0, colon).trim().toLowerCase() !== "content-disposition") continue
+      name = fieldNameOf(line.slice(colon + 1))
+    }
+    phase = "content"
+    if (name !== undefined && !fields.has(name)) {
+      part = new CappedBytes(caps[name])
+      fields.set(name, part)
+    }
+    return true
+  }
+
+  return {
+    write(chunk: Uint8Array): void {
+      if (phase === "epilogue" || phase === "broken") return
+      let data = chunk
+      if (carry.length > 0) {
+        data = new Uint8Array(carry.length + chunk.length)
+        data.set(carry)
+        data.set(chunk, carry.length)
+        carry = new Uint8Array(0)
+      }
+      let at = 0
+      while (at < data.length) {
+        if (phase === "preamble" || phase === "content") at = readContent(data, at)
+        else if (phase === "afterDelimiter") at = readAfterDelimiter(data, at)
+        else if (phase === "headers") at = readHeaders(data, at)
+        else return
+      }
+    },
+
+    /** Without the closing delimiter the form is incomplete (§7.1: not a readable form). */
+    end(): DescribeForm | undefined {
+      if (phase !== "epilogue") return undefined
+      const text = (name: FieldName) => fields.get(name)?.text()
+      const image = fields.get("image")
+      return {
+        image: image === undefined ? undefined : { bytes: image.bytes(), size: image.size },
+        schema: text("schema"),
+        keywords: text("keywords"),
+        context: text("context"),
+        language: text("language")
+      }
+    }
+  }
+}
+
+/** The `name` of a `form-data` disposition when it is a field we read (RFC 7578 §4.2). */
+const fieldNameOf = (disposition: string): FieldName | undefined => {
+  const parsed = parseHeaderValue(disposition)
+  const name = parsed?.type === "form-data" ? parsed.parameters.get("name") : undefined
+  return name !== undefined && isFieldName(name) ? name : undefined
+}
+
+const isFieldName = (name: string): name is FieldName => Object.hasOwn(caps, name)
