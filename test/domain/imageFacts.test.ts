@@ -1,0 +1,93 @@
+import { describe, expect, it } from "@effect/vitest"
+import { FastCheck as fc } from "effect"
+import { imageFacts, orientationOf } from "../../src/domain/imageFacts.ts"
+import { black, clear, halves, navy, prepared, red, type Rgba, solid, white } from "./preparedImages.ts"
+
+describe("imageFacts", () => {
+  it("reads a 200x100 red image", () => {
+    expect(imageFacts(solid(200, 100, red))).toStrictEqual({
+      format: "png",
+      width: 200,
+      height: 100,
+      orientation: "landscape",
+      frames: 1,
+      colours: [{ family: "red", shade: "normal" }],
+      // L* of pure red is 53: medium, where plain luma would call it dark.
+      brightness: "medium",
+      transparency: "opaque"
+    })
+  })
+
+  it("names both halves of a half black, half white image", () => {
+    const facts = imageFacts(halves(200, 100, black, white))
+    expect(facts.colours).toStrictEqual([{ family: "black", shade: "normal" }, { family: "white", shade: "normal" }])
+    expect(facts.brightness).toBe("medium")
+  })
+
+  it("calls white bright and black dark", () => {
+    expect(imageFacts(solid(10, 10, white)).brightness).toBe("bright")
+    expect(imageFacts(solid(10, 10, black)).brightness).toBe("dark")
+    expect(imageFacts(solid(10, 10, navy)).colours).toStrictEqual([{ family: "blue", shade: "dark" }])
+  })
+
+  it("ignores fully transparent pixels", () => {
+    const facts = imageFacts(solid(50, 50, clear, { hasAlpha: true }))
+    expect(facts.transparency).toBe("full")
+    expect(facts.colours).toStrictEqual([])
+    expect(facts.brightness).toBeUndefined()
+
+    const half = imageFacts(halves(200, 100, clear, navy))
+    expect(half.transparency).toBe("partial")
+    expect(half.colours).toStrictEqual([{ family: "blue", shade: "dark" }])
+    expect(half.brightness).toBe("dark")
+  })
+
+  it("counts semi-transparent pixels as partial transparency", () => {
+    expect(imageFacts(solid(20, 20, [255, 0, 0, 128])).transparency).toBe("partial")
+    expect(imageFacts(solid(20, 20, red)).transparency).toBe("opaque")
+  })
+
+  it("reports at most 3 colours, each covering at least 10%", () => {
+    const stripes: ReadonlyArray<Rgba> = [red, white, black, navy, [0, 200, 0, 255]]
+    expect(imageFacts(prepared(100, 20, (x) => stripes[x % 5] ?? red)).colours).toHaveLength(3)
+    // 95% white, 5% red: the red is a detail, not a dominant colour.
+    const mostlyWhite = imageFacts(prepared(100, 100, (x) => (x < 5 ? red : white)))
+    expect(mostlyWhite.colours).toStrictEqual([{ family: "white", shade: "normal" }])
+  })
+
+  it("takes size, orientation and frames from the source", () => {
+    const facts = imageFacts(solid(1000, 750, red, { width: 4000, height: 3000, frames: 12, format: "gif" }))
+    expect(facts).toMatchObject({ width: 4000, height: 3000, orientation: "landscape", frames: 12, format: "gif" })
+  })
+
+  it("tells landscape, portrait and square apart", () => {
+    expect(orientationOf(200, 100)).toBe("landscape")
+    expect(orientationOf(100, 200)).toBe("portrait")
+    expect(orientationOf(100, 100)).toBe("square")
+    expect(orientationOf(1000, 990)).toBe("square")
+    expect(orientationOf(1000, 900)).toBe("landscape")
+  })
+
+  it("is cheap on the largest prepared image (1000x1000)", () => {
+    const image = prepared(1000, 1000, (x, y) => [x % 256, y % 256, (x + y) % 256, 255])
+    const start = performance.now()
+    for (let run = 0; run < 10; run++) imageFacts(image)
+    // Sampling reads ~16k of the million pixels; generous bound so slow CI machines pass.
+    expect((performance.now() - start) / 10).toBeLessThan(100)
+  })
+
+  it.prop(
+    "is deterministic and never names more than 3 colours",
+    [fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 40 }), fc.integer()],
+    ([width, height, seed]) => {
+      const image = prepared(width, height, (x, y) => {
+        const v = Math.imul(seed ^ (x * 73856093) ^ (y * 19349663), 2654435761) >>> 0
+        return [v & 255, (v >>> 8) & 255, (v >>> 16) & 255, (v >>> 24) & 255]
+      })
+      const facts = imageFacts(image)
+      expect(imageFacts(image)).toStrictEqual(facts)
+      expect(facts.colours.length).toBeLessThanOrEqual(3)
+      expect(facts.colours.length === 0).toBe(facts.transparency === "full")
+    }
+  )
+})
