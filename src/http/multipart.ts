@@ -230,7 +230,7 @@ const makeFormParser = (boundary: string) => {
         return at + n
       }
     }
-    let tail = -1
+    let tail = data.indexOf(CR, Math.max(from, data.length - n + 1))
     while (tail !== -1 && !delimiterAt(data, tail, data.length - tail)) tail = data.indexOf(CR, tail + 1)
     const end = tail === -1 ? data.length : tail
     part?.push(data, from, end)
