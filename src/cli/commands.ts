@@ -83,7 +83,7 @@ export const runCommand = (command: AdminCommand) =>
           const account = yield* accounts.create({ name: command.name, email: command.email })
           const balance = command.credits ? yield* credits.grant(account.id, command.credits, "initial credits") : 0
           return { id: account.id, name: account.name, email: account.email, registeredAt: account.registeredAt.toISOString(), credits: balance }
-        }).pipe(sql.withTransaction, Effect.orDie)
+        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
       }
       case "AccountDelete":
         return yield* accounts.remove(command.accountId).pipe(Effect.as({ id: command.accountId, deleted: true }))

@@ -6,9 +6,10 @@
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { BunRuntime } from "@effect/platform-bun"
 import type { SqlClient } from "@effect/sql/SqlClient"
-import { Console, Data, Effect, Either, Layer, Logger, LogLevel, Option, Schema } from "effect"
+import { Console, Data, Effect, Either, Layer, Logger, LogLevel, Option, Redacted, Schema } from "effect"
 import { ServicesLive } from "../app.ts"
 import { AppConfig } from "../config.ts"
+import * as DataDirLock from "../db/DataDirLock.ts"
 import * as Database from "../db/Database.ts"
 import { AdminCommand, describeAdminError, runCommand } from "./commands.ts"
 import { parseArgs } from "./parse.ts"
@@ -22,14 +23,14 @@ const runHere = (command: AdminCommand, database: Layer.Layer<SqlClient, Databas
   )
 
 /** Sends the command to the running service that holds the data folder. */
-const runThere = (command: AdminCommand, access: { readonly url?: string | undefined; readonly operatorToken?: string | undefined }) =>
+const runThere = (command: AdminCommand, access: DataDirLock.LockInfo) =>
   Effect.gen(function* () {
     if (!access.url || !access.operatorToken) {
       return yield* new CliError({ message: "the service is starting; try again in a moment" })
     }
     const client = yield* HttpClient.HttpClient
     const request = yield* HttpClientRequest.post(`${access.url}/admin/commands`).pipe(
-      HttpClientRequest.bearerToken(access.operatorToken),
+      HttpClientRequest.bearerToken(Redacted.value(access.operatorToken)),
       HttpClientRequest.schemaBodyJson(AdminCommand)(command)
     )
     const response = yield* client.execute(request)

@@ -12,64 +12,69 @@ export const usage = `usage: bun run admin <command>
   subscription set ACCOUNT_ID --plan NAME --description HTML --status STATUS [--renews-at ISO] [--ends-at ISO]
   subscription clear ACCOUNT_ID`
 
-/** Positional words and `--flag value` pairs. */
-const split = (argv: ReadonlyArray<string>) => {
-  const words: Array<string> = []
-  const flags = new Map<string, string>()
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!
-    if (!arg.startsWith("--")) words.push(arg)
-    else if (arg.includes("=")) flags.set(arg.slice(2, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1))
-    else flags.set(arg.slice(2), argv[++i] ?? "")
-  }
-  return { words, flags }
+/**
+ * Each command: its tag, its positional arguments and its flags, each mapped to the command's
+ * field. Anything else on the line is refused, so a mistyped flag never silently changes nothing.
+ */
+const grammar: Record<string, {
+  readonly tag: AdminCommand["_tag"]
+  readonly positional: ReadonlyArray<string>
+  readonly flags: Readonly<Record<string, string>>
+  readonly numbers?: ReadonlyArray<string>
+}> = {
+  "account create": { tag: "AccountCreate", positional: [], flags: { name: "name", email: "email", credits: "credits" }, numbers: ["credits"] },
+  "account delete": { tag: "AccountDelete", positional: ["accountId"], flags: {} },
+  "credits add": { tag: "CreditsAdd", positional: ["accountId", "amount"], flags: {}, numbers: ["amount"] },
+  "key create": {
+    tag: "KeyCreate",
+    positional: ["accountId"],
+    flags: { name: "name", "expires-at": "expiresAt", "expires-in-days": "expiresInDays" },
+    numbers: ["expiresInDays"]
+  },
+  "key list": { tag: "KeyList", positional: ["accountId"], flags: {} },
+  "key delete": { tag: "KeyDelete", positional: ["keyId"], flags: {} },
+  "subscription set": {
+    tag: "SubscriptionSet",
+    positional: ["accountId"],
+    flags: { plan: "plan", description: "description", status: "status", "renews-at": "renewsAt", "ends-at": "endsAt" }
+  },
+  "subscription clear": { tag: "SubscriptionClear", positional: ["accountId"], flags: {} }
 }
 
-const numberOrText = (value: string | undefined) =>
-  value === undefined || value.trim() === "" || Number.isNaN(Number(value)) ? value : Number(value)
+/** Decimal integers only: `0x10`, `1e3` and ` 5 ` are not numbers an operator means. */
+const wholeNumber = (text: string): string | number => (/^-?\d+$/.test(text) ? Number(text) : text)
 
-const toCommand = (words: ReadonlyArray<string>, flags: ReadonlyMap<string, string>): unknown => {
-  const [noun, verb, id, extra] = words
-  const flag = (name: string) => flags.get(name)
-  switch (`${noun} ${verb}`) {
-    case "account create":
-      return { _tag: "AccountCreate", name: flag("name"), email: flag("email"), credits: numberOrText(flag("credits")) }
-    case "account delete":
-      return { _tag: "AccountDelete", accountId: id }
-    case "credits add":
-      return { _tag: "CreditsAdd", accountId: id, amount: numberOrText(extra) }
-    case "key create":
-      return {
-        _tag: "KeyCreate", accountId: id, name: flag("name"),
-        expiresAt: flag("expires-at"), expiresInDays: numberOrText(flag("expires-in-days"))
-      }
-    case "key list":
-      return { _tag: "KeyList", accountId: id }
-    case "key delete":
-      return { _tag: "KeyDelete", keyId: id }
-    case "subscription set":
-      return {
-        _tag: "SubscriptionSet", accountId: id, plan: flag("plan"), description: flag("description"),
-        status: flag("status"), renewsAt: flag("renews-at"), endsAt: flag("ends-at")
-      }
-    case "subscription clear":
-      return { _tag: "SubscriptionClear", accountId: id }
-    default:
-      return undefined
-  }
-}
-
-/** Drops flags that were not given, so optional fields stay absent. */
-const defined = (value: unknown) =>
-  typeof value === "object" && value !== null
-    ? Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined))
-    : value
+const refuse = (problem: string) => Either.left(`${problem}\n\n${usage}`)
 
 export const parseArgs = (argv: ReadonlyArray<string>): Either.Either<AdminCommand, string> => {
-  const { words, flags } = split(argv)
-  const candidate = toCommand(words, flags)
-  if (candidate === undefined) return Either.left(usage)
-  return Schema.decodeUnknownEither(AdminCommand)(defined(candidate), { onExcessProperty: "error" }).pipe(
-    Either.mapLeft((error) => `${ParseResult.TreeFormatter.formatErrorSync(error)}\n\n${usage}`)
+  const [noun, verb, ...rest] = argv
+  const command = grammar[`${noun} ${verb}`]
+  if (command === undefined) return Either.left(usage)
+  const fields: Record<string, unknown> = { _tag: command.tag }
+  const words: Array<string> = []
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!
+    if (!arg.startsWith("--")) {
+      words.push(arg)
+      continue
+    }
+    const [flag, inline] = arg.includes("=") ? [arg.slice(2, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg.slice(2), undefined]
+    const field = Object.hasOwn(command.flags, flag) ? command.flags[flag] : undefined
+    if (field === undefined) return refuse(`unknown option --${flag}`)
+    const value = inline ?? rest[++i]
+    if (value === undefined) return refuse(`--${flag} needs a value`)
+    fields[field] = value
+  }
+  if (words.length !== command.positional.length) {
+    return refuse(`expected ${command.positional.length} argument(s) after "${noun} ${verb}", got ${words.length}`)
+  }
+  command.positional.forEach((field, i) => (fields[field] = words[i]))
+  for (const field of command.numbers ?? []) {
+    if (typeof fields[field] === "string") fields[field] = wholeNumber(fields[field])
+  }
+  return Schema.decodeUnknownEither(AdminCommand)(fields, { onExcessProperty: "error" }).pipe(
+    Either.mapLeft((error) =>
+      `${ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => `${issue.path.join(".") || "command"}: ${issue.message}`).join("\n")}\n\n${usage}`
+    )
   )
 }

@@ -4,7 +4,7 @@
  * service also publishes there the local URL and a fresh operator token of its admin route, so
  * the CLI talks to a running service instead of opening the database under it.
  */
-import { Effect, Option, Schedule, Schema } from "effect"
+import { Effect, Option, type Redacted, Schedule, Schema } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 
@@ -12,12 +12,16 @@ export const LockInfo = Schema.Struct({
   pid: Schema.Number,
   owner: Schema.Literal("service", "cli"),
   url: Schema.optional(Schema.String),
-  operatorToken: Schema.optional(Schema.String)
+  operatorToken: Schema.optional(Schema.Redacted(Schema.String))
 })
 export type LockInfo = typeof LockInfo.Type
 
 /** Another live process holds the data folder. */
-export class DataDirBusy extends Schema.TaggedError<DataDirBusy>()("DataDirBusy", { holder: LockInfo }) {}
+export class DataDirBusy extends Schema.TaggedError<DataDirBusy>()("DataDirBusy", { holder: LockInfo }) {
+  override get message() {
+    return `the data folder is in use by the ${this.holder.owner} with pid ${this.holder.pid}`
+  }
+}
 
 const lockPath = (dataDir: string) => path.join(dataDir, "lock.json")
 
@@ -40,7 +44,8 @@ export const read = (dataDir: string) =>
 
 const write = (dataDir: string, info: LockInfo, flag: "wx" | "w") =>
   Effect.promise(() => fs.mkdir(dataDir, { recursive: true })).pipe(
-    Effect.zipRight(Effect.tryPromise(() => fs.writeFile(lockPath(dataDir), JSON.stringify(info), { flag, mode: 0o600 }))),
+    Effect.zipRight(Schema.encode(Schema.parseJson(LockInfo))(info)),
+    Effect.flatMap((json) => Effect.tryPromise(() => fs.writeFile(lockPath(dataDir), json, { flag, mode: 0o600 }))),
     Effect.isSuccess
   )
 
@@ -70,5 +75,5 @@ export const acquire = (dataDir: string, owner: LockInfo["owner"]) =>
   )
 
 /** The service, once listening: where its admin route is and the token it takes. */
-export const publish = (dataDir: string, access: { readonly url: string; readonly operatorToken: string }) =>
+export const publish = (dataDir: string, access: { readonly url: string; readonly operatorToken: Redacted.Redacted }) =>
   write(dataDir, { pid: process.pid, owner: "service", ...access }, "w")

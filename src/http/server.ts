@@ -14,6 +14,12 @@ import { router } from "./router.ts"
 /** Bun's maximum; a connection idle this long (no byte either way) is closed. */
 const idleTimeoutSeconds = 255
 
+/** Where a process on this machine reaches the server: a wildcard address means loopback. */
+const localUrl = (hostname: string, port: number) => {
+  const host = hostname === "0.0.0.0" || hostname === "" ? "127.0.0.1" : hostname === "::" ? "::1" : hostname
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`
+}
+
 /**
  * On the embedded database the admin route opens with a fresh token, published with the local
  * URL in the data folder's lock once the server listens, for the operator CLI.
@@ -21,13 +27,13 @@ const idleTimeoutSeconds = 255
 const OperatorAccess = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) => {
     if (Option.isSome(config.databaseUrl)) return Layer.succeed(OperatorToken, Option.none())
-    const token = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url")
+    const token = Redacted.make(Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url"))
     const publish = HttpServer.addressWith((address) =>
       address._tag === "TcpAddress"
-        ? DataDirLock.publish(config.dataDir, { url: `http://127.0.0.1:${address.port}`, operatorToken: token })
+        ? DataDirLock.publish(config.dataDir, { url: localUrl(address.hostname, address.port), operatorToken: token })
         : Effect.void
     )
-    return Layer.merge(Layer.succeed(OperatorToken, Option.some(Redacted.make(token))), Layer.effectDiscard(publish))
+    return Layer.merge(Layer.succeed(OperatorToken, Option.some(token)), Layer.effectDiscard(publish))
   })
 )
 

@@ -16,6 +16,9 @@ export interface Outcome {
   readonly errorKind: string | null
 }
 
+/** Balances are PostgreSQL `integer`s. */
+const maxBalance = 2_147_483_647
+
 export class Credits extends Effect.Service<Credits>()("Credits", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -34,11 +37,17 @@ export class Credits extends Effect.Service<Credits>()("Credits", {
         if (!Number.isSafeInteger(amount) || amount === 0) {
           return yield* new InvalidCommand({ message: "the amount must be a non-zero whole number" })
         }
+        if (Math.abs(amount) > maxBalance) {
+          return yield* new InvalidCommand({ message: `the amount must be at most ${maxBalance}` })
+        }
         if (!Schema.is(Schema.UUID)(accountId)) return yield* new AccountNotFound()
         const { credits } = yield* balanceRow(accountId).pipe(
           Effect.orDie,
           Effect.flatMap(Option.match({ onNone: () => new AccountNotFound(), onSome: Effect.succeed }))
         )
+        if (credits + amount > maxBalance) {
+          return yield* new InvalidCommand({ message: `the balance is ${credits}, it cannot exceed ${maxBalance}` })
+        }
         const [account] = yield* sql<{ credits: number }>`UPDATE accounts SET credits = credits + ${amount}
           WHERE id = ${accountId} AND credits + ${amount} >= reserved RETURNING credits`.pipe(Effect.orDie)
         if (account === undefined) {

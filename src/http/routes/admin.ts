@@ -20,8 +20,10 @@ export const admin = Effect.gen(function* () {
   const token = yield* OperatorToken
   const request = yield* HttpServerRequest.HttpServerRequest
   if (Option.isNone(token)) return errorResponse(404, "Not found")
-  const given = request.headers.authorization?.replace(/^Bearer /, "") ?? ""
-  if (!sameToken(given, Redacted.value(token.value))) return errorResponse(401, "Unauthorized")
+  const authorization = request.headers.authorization ?? ""
+  if (!authorization.startsWith("Bearer ") || !sameToken(authorization.slice("Bearer ".length), Redacted.value(token.value))) {
+    return errorResponse(401, "Unauthorized")
+  }
   const command = yield* HttpServerRequest.schemaBodyJson(AdminCommand)
   return yield* runCommand(command).pipe(
     Effect.map((result) => HttpServerResponse.unsafeJson(result)),

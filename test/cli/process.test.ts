@@ -1,0 +1,188 @@
+/**
+ * The operator CLI and the service as real processes (issue 2): the CLI alone on the data folder,
+ * the CLI beside a running service, restarts, crashes and stale locks. Each test has its own
+ * data folder and port; every process is killed when its test ends.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Redacted, Schema } from "effect"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import { usage } from "../../src/cli/parse.ts"
+import { LockInfo } from "../../src/db/DataDirLock.ts"
+import { freshPostgresUrl, postgresSkipReason, postgresUrl } from "../support/database.ts"
+import type { Env } from "../support/process.ts"
+import {
+  canListenOn, cli, cliOk, endedProcessId, getTokens, serviceToEnd, startService, tempDataDir
+} from "../support/process.ts"
+
+const timeout = 180_000
+
+const parseJson = Schema.decodeUnknownSync(Schema.parseJson())
+const AccountPrinted = Schema.parseJson(Schema.Struct({ id: Schema.String }))
+const KeyPrinted = Schema.parseJson(Schema.Struct({ id: Schema.String, key: Schema.String }))
+
+/** An account with `credits` and a key for it, made with the CLI. */
+const accountWithKey = (env: Env, credits: number) =>
+  Effect.gen(function* () {
+    const account = Schema.decodeUnknownSync(AccountPrinted)(
+      yield* cliOk(env, "account", "create", "--name", "Ada", "--credits", String(credits))
+    )
+    const key = Schema.decodeUnknownSync(KeyPrinted)(yield* cliOk(env, "key", "create", account.id, "--name", "CMS plugin"))
+    return { accountId: account.id, key: key.key }
+  })
+
+/** `credits add` with the CLI; the balance it prints. */
+const addCredits = (env: Env, accountId: string, amount: number) =>
+  cliOk(env, "credits", "add", accountId, String(amount)).pipe(Effect.map(parseJson))
+
+/** `GET /api/tokens` with the key: a 200 for the account with exactly `credits`; its body. */
+const expectBalance = (url: string, key: string, accountId: string, credits: number) =>
+  Effect.gen(function* () {
+    const seen = yield* getTokens(url, key)
+    expect(seen).toMatchObject({ status: 200, body: { success: true, user: { id: accountId, credits } } })
+    return seen.body
+  })
+
+const readLock = (dataDir: string) =>
+  Effect.promise(() => fs.readFile(path.join(dataDir, "lock.json"), "utf8")).pipe(
+    Effect.map(Schema.decodeUnknownSync(Schema.parseJson(LockInfo)))
+  )
+
+/** The lock file as it is on disk (`typeof LockInfo.Encoded`: the token in clear). */
+const writeLock = (dataDir: string, lock: typeof LockInfo.Encoded) =>
+  Effect.promise(() => fs.writeFile(path.join(dataDir, "lock.json"), JSON.stringify(lock)))
+
+const ipv6Loopback = await canListenOn("::1")
+
+describe("the operator CLI and the service as processes, on the embedded database", () => {
+  it.scopedLive("the CLI prints the result as JSON on stdout only, exit 0; an error as `error: ...` on stderr, exit 1", () =>
+    Effect.gen(function* () {
+      const env = { DATA_DIR: yield* tempDataDir }
+      const created = yield* cli(env, "account", "create", "--name", "Ada", "--credits", "3")
+      expect(created.exitCode).toBe(0)
+      const account = parseJson(created.stdout)
+      expect(account).toEqual({ id: expect.any(String), name: "Ada", email: null, registeredAt: expect.any(String), credits: 3 })
+      expect(created.stdout).toBe(`${JSON.stringify(account, null, 2)}\n`)
+      expect(created.stderr).toBe("")
+
+      const unknown = yield* cli(env, "credits", "add", crypto.randomUUID(), "5")
+      expect(unknown).toEqual({ exitCode: 1, signal: null, stdout: "", stderr: "error: account not found\n" })
+
+      const unparsed = yield* cli(env, "account", "create")
+      expect(unparsed).toMatchObject({ exitCode: 1, stdout: "" })
+      expect(unparsed.stderr).toMatch(/^error: /)
+      expect(unparsed.stderr).toContain(usage)
+    }), timeout)
+
+  it.scopedLive("without a service the CLI opens the data folder; beside a running service it goes through the service", () =>
+    Effect.gen(function* () {
+      const env = { DATA_DIR: yield* tempDataDir }
+      const { accountId, key } = yield* accountWithKey(env, 3)
+      const service = yield* startService(env)
+      yield* expectBalance(service.url, key, accountId, 3)
+
+      expect(yield* addCredits(env, accountId, 5)).toEqual({ accountId, credits: 8 })
+      // The service shows the new balance at once: it made the change (a second PGlite would not share it).
+      yield* expectBalance(service.url, key, accountId, 8)
+      const second = Schema.decodeUnknownSync(KeyPrinted)(yield* cliOk(env, "key", "create", accountId, "--name", "second"))
+      yield* expectBalance(service.url, second.key, accountId, 8)
+      expect(parseJson(yield* cliOk(env, "key", "list", accountId))).toMatchObject([
+        { name: "CMS plugin", lastUsedAt: expect.any(String), status: "active" },
+        { id: second.id, name: "second", lastUsedAt: expect.any(String), status: "active" }
+      ])
+
+      expect((yield* service.stop("SIGTERM")).exitCode).toBe(0)
+      // Nothing corrupted: alone again, the CLI reads and writes what the service wrote.
+      expect(yield* addCredits(env, accountId, 1)).toEqual({ accountId, credits: 9 })
+      expect(parseJson(yield* cliOk(env, "key", "list", accountId))).toHaveLength(2)
+    }), timeout)
+
+  it.scopedLive("keys, balances and accounts survive a restart, after a clean stop (SIGTERM) or a crash (SIGKILL)", () =>
+    Effect.gen(function* () {
+      const env = { DATA_DIR: yield* tempDataDir }
+      const { accountId, key } = yield* accountWithKey(env, 3)
+      const first = yield* startService(env)
+      yield* expectBalance(first.url, key, accountId, 3)
+      expect(yield* addCredits(env, accountId, 4)).toEqual({ accountId, credits: 7 })
+      const before = yield* expectBalance(first.url, key, accountId, 7)
+      expect((yield* first.stop("SIGTERM")).exitCode).toBe(0)
+
+      // The generated signing secret is kept in the database, so the same key still verifies.
+      const second = yield* startService(env)
+      expect(yield* expectBalance(second.url, key, accountId, 7)).toEqual(before)
+      expect(yield* addCredits(env, accountId, 1)).toEqual({ accountId, credits: 8 })
+      expect((yield* second.stop("SIGKILL")).signal).toBe("SIGKILL")
+
+      const third = yield* startService(env)
+      yield* expectBalance(third.url, key, accountId, 8)
+      expect(yield* addCredits(env, accountId, 1)).toEqual({ accountId, credits: 9 })
+      yield* expectBalance(third.url, key, accountId, 9)
+    }), timeout)
+
+  it.scopedLive("a stale lock.json, whose process is gone, stops neither the CLI nor the service", () =>
+    Effect.gen(function* () {
+      const dataDir = yield* tempDataDir
+      const env = { DATA_DIR: dataDir }
+      // A service that died: its lock still points at an address where nothing answers.
+      yield* writeLock(dataDir, { pid: endedProcessId(), owner: "service", url: "http://127.0.0.1:9", operatorToken: "stale" })
+      const { accountId, key } = yield* accountWithKey(env, 3)
+
+      yield* writeLock(dataDir, { pid: endedProcessId(), owner: "cli" })
+      const service = yield* startService(env)
+      yield* expectBalance(service.url, key, accountId, 3)
+      expect(yield* readLock(dataDir)).toMatchObject({ pid: expect.any(Number), owner: "service", url: service.url })
+      expect(yield* addCredits(env, accountId, 2)).toEqual({ accountId, credits: 5 })
+      yield* expectBalance(service.url, key, accountId, 5)
+    }), timeout)
+
+  // The refusal logs the whole lock, operator token included: whoever reads the service's logs can
+  // then run any operator command through the admin route (the lock file itself is 0600).
+  it.scopedLive("a second service on a data folder in use is refused without printing the operator token; the first keeps it", () =>
+    Effect.gen(function* () {
+      const dataDir = yield* tempDataDir
+      const env = { DATA_DIR: dataDir }
+      const { accountId, key } = yield* accountWithKey(env, 3)
+      const first = yield* startService(env)
+      const lock = yield* readLock(dataDir)
+      const operatorToken = lock.operatorToken ? Redacted.value(lock.operatorToken) : undefined
+      expect(operatorToken).toEqual(expect.any(String))
+
+      const second = yield* serviceToEnd(env)
+      expect(second.exitCode).toBe(1)
+      expect(`${second.stdout}${second.stderr}`).not.toContain(operatorToken!)
+
+      expect(yield* addCredits(env, accountId, 2)).toEqual({ accountId, credits: 5 })
+      yield* expectBalance(first.url, key, accountId, 5)
+    }), timeout)
+
+  it.scopedLive.skipIf(!ipv6Loopback)("with HOST=::1 the CLI still reaches the running service", () =>
+    Effect.gen(function* () {
+      const env = { DATA_DIR: yield* tempDataDir }
+      const { accountId, key } = yield* accountWithKey(env, 3)
+      const service = yield* startService(env, "::1")
+      expect(yield* addCredits(env, accountId, 2)).toEqual({ accountId, credits: 5 })
+      yield* expectBalance(service.url, key, accountId, 5)
+    }), timeout)
+})
+
+if (postgresUrl) {
+  const serverUrl = postgresUrl
+  describe("the operator CLI and the service as processes, on PostgreSQL", () => {
+    it.scopedLive("keys and balances survive a restart of the service; the CLI works beside it", () =>
+      Effect.gen(function* () {
+        const database = yield* freshPostgresUrl(serverUrl)
+        const env = { DATABASE_URL: database.url, DATA_DIR: yield* tempDataDir }
+        const { accountId, key } = yield* accountWithKey(env, 3)
+        const first = yield* startService(env)
+        yield* expectBalance(first.url, key, accountId, 3)
+        expect(yield* addCredits(env, accountId, 4)).toEqual({ accountId, credits: 7 })
+        const before = yield* expectBalance(first.url, key, accountId, 7)
+        expect((yield* first.stop("SIGTERM")).exitCode).toBe(0)
+
+        const second = yield* startService(env)
+        expect(yield* expectBalance(second.url, key, accountId, 7)).toEqual(before)
+      }), timeout)
+  })
+} else {
+  describe.skip(postgresSkipReason, () => it("the operator CLI and the service as processes, on PostgreSQL", () => {}))
+}
