@@ -54,3 +54,16 @@ export interface DescribeRequest {
 
 /** §2.1: one string per requested field, keyed by field name, in the requested order. */
 export type DescribeResult = Readonly<Record<string, string>>
+
+/**
+ * §2.1: the response's entries, in the requested order: exactly the schema's keys, or the default
+ * fields plus `alt_text`, a copy of `alternativeText` kept for older plugin versions.
+ */
+export const describeResultEntries = (
+  fields: SchemaFields,
+  result: DescribeResult,
+  schemaGiven: boolean
+): ReadonlyArray<readonly [string, string]> => {
+  const entries = fields.map((field) => [field.name, result[field.name] ?? ""] as const)
+  return schemaGiven ? entries : [...entries, ["alt_text", result["alternativeText"] ?? ""] as const]
+}

@@ -14,10 +14,11 @@ type Responses<E extends { readonly _tag: string }> = {
 export const errorResponse = (status: number, message: string, headers?: Record<string, string>) =>
   HttpServerResponse.unsafeJson({ error: message }, { status, ...(headers ? { headers } : {}) })
 
-const respond = <E extends { readonly _tag: string }>(responses: Responses<E>) => (error: E) => {
-  const [status, message] = (responses[error._tag as E["_tag"]] as (error: E) => readonly [number, string])(error)
-  return errorResponse(status, message)
-}
+const lookup = <E extends { readonly _tag: string }>(responses: Responses<E>) => (error: E) =>
+  (responses[error._tag as E["_tag"]] as (error: E) => readonly [status: number, message: string])(error)
+
+const respond = <E extends { readonly _tag: string }>(responses: Responses<E>) => (error: E) =>
+  errorResponse(...lookup(responses)(error))
 
 /** §7.2, `GET /api/tokens`. */
 export const tokensError = respond<ApiKeyError>({
@@ -32,7 +33,7 @@ export const answerTooLong =
   "Invalid schema: the requested fields need a longer answer than the API can return (about 1,500 words for all fields together), ask for fewer or shorter fields"
 
 /** §7.1, `POST /api/describe`. */
-export const describeError = respond<DescribeError>({
+const describeResponses: Responses<DescribeError> = {
   ApiKeyMissing: () => [401, "Unauthorized, missing Authorization header"],
   KeyRejected: () => [401, "Unauthorized, invalid token"],
   NoCreditLeft: () => [401, "Unauthorized, no credit left"],
@@ -48,7 +49,12 @@ export const describeError = respond<DescribeError>({
   ImageProcessingFailed: (error) => [500, `Image processing failed: ${error.cause}`],
   AnswerTooLong: () => [400, answerTooLong],
   GenerationFailed: () => [500, "Internal Server Error"]
-})
+}
+
+export const describeError = respond(describeResponses)
+
+/** The status a describe failure is answered with, as recorded in its usage row. */
+export const describeStatus = (error: DescribeError) => lookup(describeResponses)(error)[0]
 
 /** A defect or an interruption: logged with its cause, answered with the endpoint's generic 500. */
 export const unexpected = (message: string) => (cause: Cause.Cause<unknown>) =>

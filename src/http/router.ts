@@ -3,10 +3,12 @@ import { HttpRouter } from "@effect/platform"
 import { Effect } from "effect"
 import { errorResponse } from "./errors.ts"
 import { admin } from "./routes/admin.ts"
+import { describe } from "./routes/describe.ts"
 import { tokens } from "./routes/tokens.ts"
 
 export const router = HttpRouter.empty.pipe(
   HttpRouter.get("/api/tokens", tokens),
+  HttpRouter.post("/api/describe", describe),
   HttpRouter.post("/admin/commands", admin),
   HttpRouter.all("*", Effect.succeed(errorResponse(404, "Not found")))
 )

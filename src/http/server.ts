@@ -11,8 +11,12 @@ import * as DataDirLock from "../db/DataDirLock.ts"
 import { OperatorToken } from "./routes/admin.ts"
 import { router } from "./router.ts"
 
-/** Bun's maximum; a connection idle this long (no byte either way) is closed. */
-const idleTimeoutSeconds = 255
+/** What the server needs of Bun whatever the address; tests serve with the same. */
+export const serveOptions = {
+  maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+  /** Bun's maximum; a connection idle this long (no byte either way) is closed. */
+  idleTimeout: 255
+} as const
 
 /** Where a process on this machine reaches the server: a wildcard address means loopback. */
 const localUrl = (hostname: string, port: number) => {
@@ -42,12 +46,7 @@ export const ServerLive = Layer.unwrapEffect(
     HttpServer.serve(router).pipe(
       HttpServer.withLogAddress,
       Layer.provideMerge(OperatorAccess),
-      Layer.provide(BunHttpServer.layer({
-        port: config.port,
-        hostname: config.host,
-        maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-        idleTimeout: idleTimeoutSeconds
-      }))
+      Layer.provide(BunHttpServer.layer({ port: config.port, hostname: config.host, ...serveOptions }))
     )
   )
 )

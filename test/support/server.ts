@@ -1,15 +1,22 @@
 /** The real router on a real Bun socket (random port), with an `HttpClient` pointed at it. */
-import { HttpClient, HttpClientRequest, HttpClientResponse, HttpServer } from "@effect/platform"
+import { FetchHttpClient, HttpClient, HttpClientRequest, HttpClientResponse, HttpServer } from "@effect/platform"
 import { BunHttpServer } from "@effect/platform-bun"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { OperatorToken } from "../../src/http/routes/admin.ts"
 import { router } from "../../src/http/router.ts"
+import { serveOptions } from "../../src/http/server.ts"
 
 export const operatorToken = "operator-test-token"
 
+/** The production server options on a random port, and a client pointed at it. */
+const testServer = HttpServer.layerTestClient.pipe(
+  Layer.provide(FetchHttpClient.layer.pipe(Layer.provide(Layer.succeed(FetchHttpClient.RequestInit, { keepalive: false })))),
+  Layer.provideMerge(BunHttpServer.layer({ port: 0, hostname: "127.0.0.1", ...serveOptions }))
+)
+
 export const serverWith = <ROut, E, RIn>(services: Layer.Layer<ROut, E, RIn>) =>
   HttpServer.serve(router).pipe(
-    Layer.provideMerge(BunHttpServer.layerTest),
+    Layer.provideMerge(testServer),
     Layer.provideMerge(services),
     Layer.provide(Layer.succeed(OperatorToken, Option.some(Redacted.make(operatorToken))))
   )

@@ -1,6 +1,9 @@
 import { Layer } from "effect"
 import { ServicesLive } from "../../src/app.ts"
+import { Describer } from "../../src/services/Describer.ts"
+import { Images } from "../../src/services/Images.ts"
 import type { Backend } from "./database.ts"
 
-/** The real services over a test backend. */
-export const servicesOn = (backend: Backend) => ServicesLive.pipe(Layer.provideMerge(backend.layer))
+/** The real services (and real image preparation) over a test backend, with a fake model. */
+export const servicesOn = (backend: Backend, describer: Layer.Layer<Describer> = Describer.echo) =>
+  Layer.mergeAll(ServicesLive, Images.layer, describer).pipe(Layer.provideMerge(backend.layer))

@@ -1,0 +1,115 @@
+/**
+ * `POST /api/describe` (spec §4.1): one pipeline whose checks fail in the spec's order, each with
+ * a typed error that `describeError` maps to its response. The credit is reserved at check 2 and
+ * settled when the request ends, whatever the ending: captured on success, released otherwise
+ * (a client that disconnects interrupts the pipeline, and so releases it).
+ */
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Cause, Effect, Exit, Option } from "effect"
+import { defaultFields, describeResultEntries } from "../../domain/describe.ts"
+import { contextUsed, keywordsUsed, languageUsed } from "../../domain/describeForm.ts"
+import type { DescribeError } from "../../domain/errors.ts"
+import { ImageTooLarge, InvalidSchema, KeyRejected, LanguageTooLong, NoFileUploaded, NotMultipart, RequestTooLarge } from "../../domain/errors.ts"
+import { limits } from "../../domain/limits.ts"
+import { parseSchemaFields, schemaRule } from "../../domain/schemaFields.ts"
+import { ApiKeys } from "../../services/ApiKeys.ts"
+import { Credits } from "../../services/Credits.ts"
+import type { Outcome } from "../../services/Credits.ts"
+import { Describer } from "../../services/Describer.ts"
+import { Images } from "../../services/Images.ts"
+import { describeError, describeStatus, unexpected } from "../errors.ts"
+import { readDescribeForm } from "../multipart.ts"
+
+/** Check 1: every rejection but a missing header is the same 401 on this endpoint (§7.1). */
+const authenticate = (authorization: string | undefined) =>
+  Effect.flatMap(ApiKeys, (keys) => keys.authenticate(authorization)).pipe(
+    Effect.catchTags({
+      ApiKeyInvalid: () => new KeyRejected(),
+      ApiKeyMalformed: () => new KeyRejected(),
+      ApiKeyRevoked: () => new KeyRejected(),
+      AccountNotFound: () => new KeyRejected()
+    })
+  )
+
+/** Checks 3 and 4: an announced length over the limit is refused before a byte is read. */
+const readForm = (request: HttpServerRequest.HttpServerRequest) => {
+  const announced = Number(request.headers["content-length"] ?? 0)
+  if (announced > limits.bodyBytes) return Effect.fail(new RequestTooLarge())
+  return readDescribeForm({ contentType: request.headers["content-type"], body: request.stream }).pipe(
+    // The body stopped being readable (the client went away mid-upload).
+    Effect.catchTag("RequestError", () => new NotMultipart())
+  )
+}
+
+/** Checks 3 to 7, once a credit is held. */
+const describeUpload = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function* () {
+    const form = yield* readForm(request)
+    if (form.image === undefined) return yield* new NoFileUploaded()
+    if (form.language?.truncated) return yield* new LanguageTooLong()
+    const language = yield* languageUsed(form.language?.text)
+
+    const fields = form.schema === undefined
+      ? defaultFields
+      : form.schema.truncated
+      ? yield* new InvalidSchema({ reason: schemaRule.tooLarge })
+      : yield* parseSchemaFields(form.schema.text)
+
+    if (form.image.size > limits.imageBytes) return yield* new ImageTooLarge()
+    const image = yield* Effect.flatMap(Images, (images) => images.prepare(form.image!.bytes))
+
+    const result = yield* Effect.flatMap(Describer, (describer) =>
+      describer.describe({
+        image,
+        fields,
+        keywords: keywordsUsed(form.keywords?.text),
+        context: contextUsed(form.context?.text),
+        language
+      }))
+    return describeResultEntries(fields, result, form.schema !== undefined)
+  })
+
+/** What the usage row records of how a request ended; 200 captures the credit. */
+const outcomeOf = (exit: Exit.Exit<unknown, DescribeError>): Outcome =>
+  Exit.match(exit, {
+    onSuccess: () => ({ status: 200, errorKind: null }),
+    onFailure: (cause) =>
+      Option.match(Cause.failureOption(cause), {
+        onSome: (error) => ({ status: describeStatus(error), errorKind: error._tag }),
+        onNone: () =>
+          Cause.isInterruptedOnly(cause)
+            ? { status: 499, errorKind: "ClientClosedRequest" }
+            : { status: 500, errorKind: "Unexpected" }
+      })
+  })
+
+/** JSON with the keys in the requested order (an object would move integer-like names first). */
+const orderedJson = (entries: ReadonlyArray<readonly [string, string]>) =>
+  HttpServerResponse.text(`{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(",")}}`, {
+    contentType: "application/json"
+  })
+
+/** Answers given before the body was read close the connection rather than drain the upload. */
+const unread = new Set<DescribeError["_tag"]>(["ApiKeyMissing", "KeyRejected", "NoCreditLeft", "RequestTooLarge"])
+
+export const describe = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const { account, key } = yield* authenticate(request.headers.authorization)
+  const credits = yield* Credits
+  const entries = yield* Effect.acquireUseRelease(
+    credits.reserve(account.id, key.id),
+    () => describeUpload(request),
+    (usageId, exit) => credits.settle(usageId, outcomeOf(exit))
+  )
+  return orderedJson(entries)
+}).pipe(
+  Effect.catchAll((error) =>
+    Effect.succeed(
+      unread.has(error._tag)
+        ? describeError(error).pipe(HttpServerResponse.setHeader("connection", "close"))
+        : describeError(error)
+    )
+  ),
+  Effect.catchAllCause(unexpected("Internal Server Error")),
+  Effect.withSpan("POST /api/describe")
+)

@@ -1,0 +1,265 @@
+import { describe, expect, it, layer } from "@effect/vitest"
+import { Deferred, Effect, Layer, Ref } from "effect"
+import { AnswerTooLong, GenerationFailed } from "../../src/domain/errors.ts"
+import { Describer } from "../../src/services/Describer.ts"
+import { backends, pglite, postgresSkipReason, postgresUrl } from "../support/database.ts"
+import { customer, error, jpeg, png, postDescribe, serverPort } from "../support/describe.ts"
+import { multipartBody, multipartContentType } from "../support/multipartBody.ts"
+import { requestHead, sendRaw } from "../support/rawHttp.ts"
+import { serverWith } from "../support/server.ts"
+import { servicesOn } from "../support/services.ts"
+
+/** A fake model: echoes field names, fails on request through the keywords. */
+const model = Describer.scripted((request) => {
+  if (request.keywords === "model-fails") return Effect.fail(new GenerationFailed({ reason: "failed" }))
+  if (request.keywords === "too-long") return Effect.fail(new AnswerTooLong())
+  return Effect.succeed(Object.fromEntries(request.fields.map((f) => [f.name, `${f.name} in ${request.language}`])))
+})
+
+layer(serverWith(servicesOn(pglite, model)), { excludeTestServices: true })("POST /api/describe", (it) => {
+  it.effect("200 with title, alternativeText, caption and alt_text, using exactly one credit", () =>
+    Effect.gen(function* () {
+      const c = yield* customer(3)
+      const answer = yield* postDescribe({ image: jpeg }, c.token)
+      expect(answer).toEqual({
+        status: 200,
+        contentType: "application/json",
+        body: { title: "title in en", alternativeText: "alternativeText in en", caption: "caption in en", alt_text: "alternativeText in en" }
+      })
+      expect(Object.keys(answer.body as object)).toEqual(["title", "alternativeText", "caption", "alt_text"])
+      expect(yield* c.balance).toBe(2)
+      const ledger = yield* c.ledger
+      expect(ledger.map((row) => [row.amount, row.reason])).toEqual([[3, "purchase"], [-1, "describe"]])
+      expect((yield* c.usage).map((u) => [u.state, u.status, u.errorKind])).toEqual([["charged", 200, null]])
+    }))
+
+  it.effect("with a schema: exactly its keys, in its order, no alt_text, in the requested language", () =>
+    Effect.gen(function* () {
+      const c = yield* customer(1)
+      const answer = yield* postDescribe(
+        { image: png, schema: '{"seoTitle":"SEO title","constructor":"c","tags":"Tags"}', language: "pt-BR" },
+        c.token
+      )
+      expect(answer.status).toBe(200)
+      expect(Object.entries(answer.body as object)).toEqual([
+        ["seoTitle", "seoTitle in pt-BR"], ["constructor", "constructor in pt-BR"], ["tags", "tags in pt-BR"]
+      ])
+      expect(yield* c.balance).toBe(0)
+    }))
+
+  const refused = (form: Parameters<typeof postDescribe>[0], expected: ReturnType<typeof error>, credits = 2) =>
+    Effect.gen(function* () {
+      const c = yield* customer(credits)
+      expect(yield* postDescribe(form, c.token)).toEqual(expected)
+      expect(yield* c.balance).toBe(credits)
+      expect((yield* c.ledger).length).toBe(credits > 0 ? 1 : 0)
+    })
+
+  it.effect("401 without a Bearer key, even without an image", () =>
+    Effect.gen(function* () {
+      expect(yield* postDescribe({})).toEqual(error(401, "Unauthorized, missing Authorization header"))
+    }))
+
+  it.effect("401 for a truncated, deleted or account-less key, even without an image", () =>
+    Effect.gen(function* () {
+      const c = yield* customer(2)
+      expect(yield* postDescribe({}, c.token.slice(0, -4))).toEqual(error(401, "Unauthorized, invalid token"))
+      expect(yield* postDescribe({}, "not-a-key")).toEqual(error(401, "Unauthorized, invalid token"))
+    }))
+
+  it.effect("401 `no credit left` on an empty balance, even with a bad form", () => refused({}, error(401, "Unauthorized, no credit left"), 0))
+
+  it.effect("400 for a body that is not a multipart form", () =>
+    Effect.gen(function* () {
+      const c = yield* customer(1)
+      const port = yield* serverPort
+      const cases = [
+        { "content-type": "application/json", body: '{"image":"x"}' },
+        { "content-type": "multipart/form-data", body: "--x\r\n" },
+        { "content-type": "multipart/form-data; boundary=x", body: "" }
+      ]
+      for (const { body, ...headers } of cases) {
+        const answer = yield* sendRaw({
+          port,
+          head: requestHead("POST", "/api/describe", { ...headers, authorization: `Bearer ${c.token}`, "content-length": String(body.length) }),
+          body: [body]
+        })
+        expect([answer.status, JSON.parse(answer.body)]).toEqual([400, { error: "Bad Request, the body must be multipart/form-data" }])
+      }
+      expect(yield* c.balance).toBe(1)
+    }))
+
+  it.effect("400 `No file uploaded` without an image field", () =>
+    refused({ keywords: "a", schema: "{}" }, error(400, "Bad Request, No file uploaded")))
+
+  it.effect("400 for a language over 64 characters", () =>
+    refused({ image: jpeg, language: "x".repeat(65) }, error(400, "Bad Request, language must be at most 64 characters")))
+
+  it.effect("400 for each schema rule, before the image is looked at", () =>
+    Effect.gen(function* () {
+      const fields = (n: number) => JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, "d"])))
+      yield* refused({ image: "not an image", schema: fields(21) }, error(400, "Invalid schema: at most 20 fields are allowed"))
+      yield* refused({ image: jpeg, schema: `{"${"n".repeat(65)}":"d"}` }, error(400, "Invalid schema: field names must be at most 64 characters"))
+      yield* refused({ image: jpeg, schema: `{"alt":"${"d".repeat(1001)}"}` }, error(400, "Invalid schema: field descriptions must be at most 1000 characters"))
+      yield* refused({ image: jpeg, schema: '{"__proto__":"x"}' }, error(400, 'Invalid schema: "__proto__" is not allowed as a field name'))
+      yield* refused({ image: jpeg, schema: "[1]" }, error(400, "Invalid schema: the schema must be a JSON object of field names and descriptions"))
+    }))
+
+  it.effect("400 `Invalid image file` for content that is not JPEG, PNG, WebP or GIF", () =>
+    Effect.gen(function* () {
+      yield* refused({ image: "just some text renamed photo.jpg" }, error(400, "Bad Request, Invalid image file"))
+      yield* refused({ image: '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>' }, error(400, "Bad Request, Invalid image file"))
+    }))
+
+  it.effect("500 `Image processing failed: <cause>` for a truncated PNG, uncharged", () =>
+    Effect.gen(function* () {
+      const c = yield* customer(1)
+      const answer = yield* postDescribe({ image: png.slice(0, png.length - 30) }, c.token)
+      expect(answer.status).toBe(500)
+      expect((answer.body as { error: string }).error).toMatch(/^Image processing failed: .+/)
+      expect(yield* c.balance).toBe(1)
+    }))
+
+  it.effect("413 for an image over 10 MB inside a body under 11 MB", () =>
+    Effect.gen(function* () {
+      const big = new Uint8Array(10 * 1024 * 1024 + 100)
+      big.set(jpeg)
+      yield* refused({ image: big }, error(413, "Image too large: the maximum is 10 MB"))
+    }))
+
+  it.effect("500 `Internal Server Error` when the model fails, uncharged; retrying works", () =>
+    Effect.gen(function* () {
+      const c = yield* customer(1)
+      expect(yield* postDescribe({ image: jpeg, keywords: "model-fails" }, c.token)).toEqual(error(500, "Internal Server Error"))
+      expect(yield* c.balance).toBe(1)
+      expect((yield* postDescribe({ image: jpeg }, c.token)).status).toBe(200)
+      expect(yield* c.balance).toBe(0)
+      const usage = (yield* c.usage).map((u) => [u.state, u.status, u.errorKind]).sort()
+      expect(usage).toEqual([["charged", 200, null], ["released", 500, "GenerationFailed"]])
+    }))
+
+  it.effect("400 when the answer would be too long, uncharged", () =>
+    refused(
+      { image: jpeg, keywords: "too-long" },
+      error(400, "Invalid schema: the requested fields need a longer answer than the API can return (about 1,500 words for all fields together), ask for fewer or shorter fields")
+    ))
+
+  it.effect("413 before reading: a request announcing 50 MB is answered without a byte of its body", () =>
+    Effect.gen(function* () {
+      const c = yield* customer(1)
+      const port = yield* serverPort
+      const answer = yield* sendRaw({
+        port,
+        head: requestHead("POST", "/api/describe", {
+          authorization: `Bearer ${c.token}`,
+          "content-type": "multipart/form-data; boundary=x",
+          "content-length": String(50 * 1024 * 1024)
+        }),
+        body: []
+      })
+      expect([answer.status, JSON.parse(answer.body), answer.headers["connection"]]).toEqual([
+        413, { error: "Image too large: the maximum is 10 MB" }, "close"
+      ])
+      expect(answer.bytesWritten).toBe(0)
+      expect(yield* c.balance).toBe(1)
+    }))
+
+  it.effect("413 for a chunked body that passes 11 MB without announcing its length", () =>
+    Effect.gen(function* () {
+      const c = yield* customer(1)
+      const port = yield* serverPort
+      const chunk = new Uint8Array(1024 * 1024)
+      const answer = yield* sendRaw({
+        port,
+        head: requestHead("POST", "/api/describe", {
+          authorization: `Bearer ${c.token}`,
+          "content-type": "multipart/form-data; boundary=x",
+          "transfer-encoding": "chunked"
+        }),
+        body: Array.from({ length: 14 }, () => chunk),
+        chunked: true,
+        finish: false
+      })
+      expect([answer.status, JSON.parse(answer.body)]).toEqual([413, { error: "Image too large: the maximum is 10 MB" }])
+      expect(yield* c.balance).toBe(1)
+    }))
+
+  it.effect("a wrong key gets 401 even when it announces a huge body", () =>
+    Effect.gen(function* () {
+      const port = yield* serverPort
+      const answer = yield* sendRaw({
+        port,
+        head: requestHead("POST", "/api/describe", { authorization: "Bearer nope", "content-length": String(500 * 1024 * 1024) }),
+        body: []
+      })
+      expect([answer.status, JSON.parse(answer.body), answer.bytesWritten, answer.headers["connection"]]).toEqual([401, { error: "Unauthorized, invalid token" }, 0, "close"])
+    }))
+})
+
+describe("POST /api/describe, a client that goes away", () => {
+  it.live("disconnecting mid-generation interrupts the model and charges nothing", () =>
+    Effect.gen(function* () {
+      const started = yield* Deferred.make<void>()
+      const interrupted = yield* Deferred.make<void>()
+      const hanging = Describer.scripted(() =>
+        Deferred.succeed(started, undefined).pipe(Effect.zipRight(Effect.never), Effect.onInterrupt(() => Deferred.succeed(interrupted, undefined)))
+      )
+      yield* Effect.gen(function* () {
+        const c = yield* customer(1)
+        const port = yield* serverPort
+        const body = multipartBody("b", [{ name: "image", filename: "a.jpg", data: jpeg }])
+        const request = sendRaw({
+          port,
+          head: requestHead("POST", "/api/describe", {
+            authorization: `Bearer ${c.token}`, "content-type": multipartContentType("b"), "content-length": String(body.length)
+          }),
+          body: [body]
+        })
+        // Interrupting the client closes its socket.
+        yield* Effect.raceFirst(request, Deferred.await(started))
+        yield* Deferred.await(interrupted)
+        // The release is recorded just after the interruption.
+        yield* Effect.sleep("200 millis")
+        expect(yield* c.balance).toBe(1)
+        expect((yield* c.usage).map((u) => [u.state, u.status, u.errorKind])).toEqual([["released", 499, "ClientClosedRequest"]])
+      }).pipe(Effect.provide(serverWith(servicesOn(pglite, hanging))))
+    }), 30_000)
+
+  it.live("a model answering after 40 s still reaches a client that waits", () =>
+    Effect.gen(function* () {
+      const slow = Describer.scripted((request) =>
+        Effect.sleep("40 seconds").pipe(Effect.as(Object.fromEntries(request.fields.map((f) => [f.name, "late"])))))
+      yield* Effect.gen(function* () {
+        const c = yield* customer(1)
+        const answer = yield* postDescribe({ image: jpeg }, c.token)
+        expect(answer.status).toBe(200)
+        expect(yield* c.balance).toBe(0)
+      }).pipe(Effect.provide(serverWith(servicesOn(pglite, slow))))
+    }), 60_000)
+})
+
+for (const backend of backends) {
+  describe(`POST /api/describe under concurrency on ${backend.name}`, () => {
+    it.live("50 concurrent requests on 10 credits: exactly 10 succeed, 40 have no credit left, the balance is 0", () =>
+      Effect.gen(function* () {
+        const counter = yield* Ref.make(0)
+        const jittery = Describer.scripted((request) =>
+          Ref.updateAndGet(counter, (n) => n + 1).pipe(
+            Effect.flatMap((n) => Effect.sleep(`${(n * 7) % 25} millis`)),
+            Effect.as(Object.fromEntries(request.fields.map((f) => [f.name, "ok"])))
+          ))
+        yield* Effect.gen(function* () {
+          const c = yield* customer(10)
+          const answers = yield* Effect.all(Array.from({ length: 50 }, () => postDescribe({ image: jpeg }, c.token)), {
+            concurrency: "unbounded"
+          })
+          expect(answers.filter((a) => a.status === 200)).toHaveLength(10)
+          expect(answers.filter((a) => a.status !== 200)).toEqual(Array.from({ length: 40 }, () => error(401, "Unauthorized, no credit left")))
+          expect(yield* c.balance).toBe(0)
+          expect((yield* c.ledger).filter((row) => row.amount === -1)).toHaveLength(10)
+        }).pipe(Effect.provide(serverWith(servicesOn(backend, jittery)).pipe(Layer.orDie)))
+      }), 60_000)
+  })
+}
+
+if (!postgresUrl) describe.skip(postgresSkipReason, () => it("POST /api/describe under concurrency on PostgreSQL", () => {}))

@@ -1,0 +1,325 @@
+import { describe, expect, it, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import sharp, { type Sharp } from "sharp"
+import type { PreparedImage } from "../../src/domain/describe.ts"
+import { ImageProcessingFailed, ImageTooLarge, ImageTooManyPixels, InvalidImageFile } from "../../src/domain/errors.ts"
+import { limits } from "../../src/domain/limits.ts"
+import { Images, maxMegapixels } from "../../src/services/Images.ts"
+import { solid as preparedSolid } from "../domain/preparedImages.ts"
+import {
+  animation,
+  blackBitmapPng,
+  blue,
+  green,
+  heicHeader,
+  magenta,
+  noise,
+  padTo,
+  pdfHeader,
+  plainText,
+  red,
+  redBlueHalves,
+  solid,
+  svg,
+  svgWithProlog,
+  truncate
+} from "../fixtures/images.ts"
+
+type Rgba = readonly [number, number, number, number]
+
+const encode = (image: Sharp) => Effect.promise(() => image.toBuffer())
+const headerOf = (bytes: Uint8Array) => Effect.promise(() => sharp(bytes).metadata())
+
+const prepare = (bytes: Uint8Array) => Effect.flatMap(Images, (images) => images.prepare(bytes))
+
+const pixelAt = (image: PreparedImage, x: number, y: number): Rgba => {
+  const offset = (y * image.width + x) * 4
+  const [r = -1, g = -1, b = -1, a = -1] = image.pixels.subarray(offset, offset + 4)
+  return [r, g, b, a]
+}
+
+/** Lossy encoders move colours a little; `tolerance` is the largest difference per channel. */
+const expectColour = (actual: Rgba, expected: Rgba, tolerance = 0) =>
+  actual.forEach((channel, index) => expect(Math.abs(channel - expected[index]!), `channel ${index} of ${actual}`).toBeLessThanOrEqual(tolerance))
+
+/** Every prepared image: RGBA, one 4-byte pixel per position, longest side within §8's limit. */
+const expectWellFormed = (image: PreparedImage) => {
+  expect(image.pixels.length).toBe(image.width * image.height * 4)
+  expect(Math.max(image.width, image.height)).toBeLessThanOrEqual(limits.longestSide)
+}
+
+const corrupt = (name: string) => new ImageProcessingFailed({ cause: `the ${name} file is truncated or corrupt` })
+
+layer(Images.layer)("Images.layer", (it) => {
+  describe("accepted formats", () => {
+    it.effect("baseline JPEG", () =>
+      Effect.gen(function* () {
+        const bytes = yield* encode(solid(64, 48, red).jpeg())
+        const image = yield* prepare(bytes)
+        expect(image.source).toStrictEqual({ format: "jpeg", bytes: bytes.length, width: 64, height: 48, frames: 1, hasAlpha: false })
+        expect([image.width, image.height]).toStrictEqual([64, 48])
+        expectWellFormed(image)
+        expectColour(pixelAt(image, 32, 24), [255, 0, 0, 255], 3)
+      }))
+
+    it.effect("progressive JPEG", () =>
+      Effect.gen(function* () {
+        const bytes = yield* encode(noise(300, 200).jpeg({ progressive: true }))
+        expect((yield* headerOf(bytes)).isProgressive).toBe(true)
+        const image = yield* prepare(bytes)
+        expect(image.source.format).toBe("jpeg")
+        expect([image.width, image.height]).toStrictEqual([300, 200])
+        expectWellFormed(image)
+      }))
+
+    it.effect("CMYK JPEG becomes sRGB", () =>
+      Effect.gen(function* () {
+        const bytes = yield* encode(solid(50, 40, red).toColourspace("cmyk").jpeg())
+        expect((yield* headerOf(bytes)).space).toBe("cmyk")
+        const image = yield* prepare(bytes)
+        expectWellFormed(image)
+        const [r, g, b, a] = pixelAt(image, 25, 20)
+        expect(r).toBeGreaterThan(200)
+        expect(Math.max(g, b)).toBeLessThan(40)
+        expect(a).toBe(255)
+      }))
+
+    it.effect("EXIF orientation 6 is applied: width and height swap, the left half ends on top", () =>
+      Effect.gen(function* () {
+        const bytes = yield* encode(redBlueHalves(40, 20).jpeg({ quality: 95 }).withMetadata({ orientation: 6 }))
+        expect((yield* headerOf(bytes)).orientation).toBe(6)
+        const image = yield* prepare(bytes)
+        expect([image.source.width, image.source.height]).toStrictEqual([20, 40])
+        expect([image.width, image.height]).toStrictEqual([20, 40])
+        expectColour(pixelAt(image, 10, 5), [255, 0, 0, 255], 8)
+        expectColour(pixelAt(image, 10, 34), [0, 0, 255, 255], 8)
+      }))
+
+    it.effect("EXIF orientation is applied before scaling", () =>
+      Effect.gen(function* () {
+        const bytes = yield* encode(redBlueHalves(3000, 1500).jpeg().withMetadata({ orientation: 6 }))
+        const image = yield* prepare(bytes)
+        expect([image.source.width, image.source.height]).toStrictEqual([1500, 3000])
+        expect([image.width, image.height]).toStrictEqual([500, 1000])
+        expectColour(pixelAt(image, 250, 100), [255, 0, 0, 255], 8)
+        expectColour(pixelAt(image, 250, 900), [0, 0, 255, 255], 8)
+      }))
+
+    it.effect("16-bit PNG becomes 8-bit", () =>
+      Effect.gen(function* () {
+        const bytes = yield* encode(solid(50, 40, { r: 0, g: 128, b: 255 }).removeAlpha().toColourspace("rgb16").png())
+        expect((yield* headerOf(bytes)).depth).toBe("ushort")
+        const image = yield* prepare(bytes)
+        expect(image.source).toMatchObject({ format: "png", hasAlpha: false })
+        expectWellFormed(image)
+        expectColour(pixelAt(image, 0, 0), [0, 128, 255, 255])
+      }))
+
+    it.effect("palette PNG with transparency keeps its alpha", () =>
+      Effect.gen(function* () {
+        const bytes = yield* encode(solid(50, 40, red, 0.5).png({ palette: true }))
+        expect((yield* headerOf(bytes)).isPalette).toBe(true)
+        const image = yield* prepare(bytes)
+        expect(image.source).toMatchObject({ format: "png", hasAlpha: true })
+        expectWellFormed(image)
+        expectColour(pixelAt(image, 10, 10), [255, 0, 0, 128], 2)
+      }))
+
+    it.effect("greyscale PNG becomes RGBA", () =>
+      Effect.gen(function* () {
+        const bytes = yield* encode(solid(30, 20, { r: 100, g: 100, b: 100 }).removeAlpha().toColourspace("b-w").png())
+        expect((yield* headerOf(bytes)).channels).toBe(1)
+        const image = yield* prepare(bytes)
+        expectWellFormed(image)
+        expectColour(pixelAt(image, 0, 0), [100, 100, 100, 255])
+      }))
+
+    it.effect("animated GIF: the first frame, all frames counted", () =>
+      Effect.gen(function* () {
+        const bytes = yield* encode(animation([green, magenta, blue]).gif())
+        const image = yield* prepare(bytes)
+        expect(image.source).toMatchObject({ format: "gif", frames: 3, width: 30, height: 20 })
+        expect([image.width, image.height]).toStrictEqual([30, 20])
+        expectWellFormed(image)
+        expectColour(pixelAt(image, 15, 10), [0, 255, 0, 255])
+      }))
+
+    it.effect("animated WebP: the first frame, all frames counted", () =>
+      Effect.gen(function* () {
+        const bytes = yield* encode(animation([green, magenta, blue]).webp())
+        const image = yield* prepare(bytes)
+        expect(image.source).toMatchObject({ format: "webp", frames: 3, width: 30, height: 20 })
+        expectWellFormed(image)
+        expectColour(pixelAt(image, 15, 10), [0, 255, 0, 255], 8)
+      }))
+
+    it.effect("lossless WebP keeps exact colours", () =>
+      Effect.gen(function* () {
+        const bytes = yield* encode(solid(50, 40, { r: 1, g: 2, b: 3 }).webp({ lossless: true }))
+        const image = yield* prepare(bytes)
+        expect(image.source).toMatchObject({ format: "webp", frames: 1, width: 50, height: 40 })
+        expectColour(pixelAt(image, 49, 39), [1, 2, 3, 255])
+      }))
+  })
+
+  describe("scaling (§8: longest side at most 1,000 px, never enlarged)", () => {
+    it.effect("a wide JPEG is scaled to 1000 wide", () =>
+      Effect.gen(function* () {
+        const image = yield* prepare(yield* encode(solid(3000, 1500, red).jpeg()))
+        expect([image.source.width, image.source.height]).toStrictEqual([3000, 1500])
+        expect([image.width, image.height]).toStrictEqual([1000, 500])
+        expectWellFormed(image)
+      }))
+
+    it.effect("a tall PNG is scaled to 1000 high, the other side rounded", () =>
+      Effect.gen(function* () {
+        const image = yield* prepare(yield* encode(solid(1001, 2003, green).png()))
+        expect([image.width, image.height]).toStrictEqual([500, 1000])
+        expectColour(pixelAt(image, 499, 999), [0, 255, 0, 255])
+      }))
+
+    it.effect("a small image is never enlarged", () =>
+      Effect.gen(function* () {
+        const image = yield* prepare(yield* encode(solid(30, 20, blue).png()))
+        expect([image.width, image.height]).toStrictEqual([30, 20])
+      }))
+  })
+
+  describe("size (§8: at most 10 MB)", () => {
+    it.effect("exactly 10 MB is accepted", () =>
+      Effect.gen(function* () {
+        const bytes = padTo(yield* encode(solid(30, 20, blue).png()), limits.imageBytes)
+        const image = yield* prepare(bytes)
+        expect(image.source.bytes).toBe(limits.imageBytes)
+      }))
+
+    it.effect("one byte more is ImageTooLarge, whatever the content", () =>
+      Effect.gen(function* () {
+        const png = padTo(yield* encode(solid(30, 20, blue).png()), limits.imageBytes + 1)
+        expect(yield* Effect.flip(prepare(png))).toStrictEqual(new ImageTooLarge())
+        expect(yield* Effect.flip(prepare(new Uint8Array(limits.imageBytes + 1)))).toStrictEqual(new ImageTooLarge())
+      }))
+  })
+
+  describe("refused formats (§7.1 `Invalid image file`: only the bytes count, never a name)", () => {
+    const generated = {
+      TIFF: () => solid(20, 20, red).tiff(),
+      AVIF: () => solid(20, 20, red).avif()
+    }
+
+    it.effect.each(Object.entries(generated))("%s", ([_, image]) =>
+      Effect.gen(function* () {
+        expect(yield* Effect.flip(prepare(yield* encode(image())))).toStrictEqual(new InvalidImageFile())
+      }))
+
+    it.effect.each([
+      ["SVG (also when uploaded as picture.png)", svg],
+      ["SVG with an XML prolog", svgWithProlog],
+      ["HEIC header", heicHeader],
+      ["PDF header", pdfHeader],
+      ["plain text", plainText],
+      ["no bytes at all", new Uint8Array(0)]
+    ] as const)("%s", ([_, bytes]) =>
+      Effect.gen(function* () {
+        expect(yield* Effect.flip(prepare(bytes))).toStrictEqual(new InvalidImageFile())
+      }))
+
+    it.effect("a JPEG whose signature is damaged", () =>
+      Effect.gen(function* () {
+        const bytes = new Uint8Array(yield* encode(solid(20, 20, red).jpeg()))
+        bytes[2] = 0x00
+        expect(yield* Effect.flip(prepare(bytes))).toStrictEqual(new InvalidImageFile())
+      }))
+
+    it.effect("the layer blocks every other libvips loader, so sharp itself cannot read them", () =>
+      Effect.gen(function* () {
+        for (const bytes of [svg, yield* encode(generated.TIFF()), yield* encode(generated.AVIF())]) {
+          const error = yield* Effect.flip(Effect.tryPromise(() => sharp(bytes).metadata()))
+          expect(String(error.error)).toContain("unsupported image format")
+        }
+        expect(sharp.cache().memory.max).toBe(0)
+        expect(sharp.concurrency()).toBe(1)
+      }))
+  })
+
+  describe("damaged files (§7.1 `Image processing failed: <cause>`)", () => {
+    const sources = {
+      JPEG: () => noise(256, 256).jpeg(),
+      PNG: () => noise(256, 256).png(),
+      WebP: () => noise(256, 256).webp(),
+      GIF: () => noise(256, 256).gif()
+    }
+
+    it.effect.each(Object.entries(sources))("truncated %s", ([name, image]) =>
+      Effect.gen(function* () {
+        const bytes = yield* encode(image())
+        for (const fraction of [0.3, 0.9, 0.99]) {
+          expect(yield* Effect.flip(prepare(truncate(bytes, fraction)))).toStrictEqual(corrupt(name))
+        }
+      }))
+
+    it.effect.each(Object.entries(sources))("%s cut just after its signature", ([name, image]) =>
+      Effect.gen(function* () {
+        const bytes = yield* encode(image())
+        expect(yield* Effect.flip(prepare(bytes.subarray(0, 16)))).toStrictEqual(corrupt(name))
+      }))
+
+    it.effect("a cut inside the signature leaves no recognisable format", () =>
+      Effect.gen(function* () {
+        const jpeg = yield* encode(sources.JPEG())
+        const png = yield* encode(sources.PNG())
+        expect(yield* Effect.flip(prepare(jpeg.subarray(0, 2)))).toStrictEqual(new InvalidImageFile())
+        expect(yield* Effect.flip(prepare(png.subarray(0, 7)))).toStrictEqual(new InvalidImageFile())
+      }))
+
+    it.effect.each([["PNG"], ["GIF"]] as const)("%s with damaged pixel data", ([name]) =>
+      Effect.gen(function* () {
+        const bytes = new Uint8Array(yield* encode(sources[name]()))
+        for (let index = Math.floor(bytes.length * 0.4); index < bytes.length * 0.6; index += 97) bytes[index] = bytes[index]! ^ 0x5a
+        expect(yield* Effect.flip(prepare(bytes))).toStrictEqual(corrupt(name))
+      }))
+  })
+
+  describe(`decompression bombs (over ${maxMegapixels} megapixels)`, () => {
+    it.effect("a 30,000 x 30,000 PNG of 110 KB is refused from its header", () =>
+      Effect.gen(function* () {
+        const bytes = blackBitmapPng(30_000, 30_000)
+        expect(bytes.length).toBeLessThan(200_000)
+        expect(yield* Effect.flip(prepare(bytes))).toStrictEqual(new ImageTooManyPixels({ maxMegapixels: 100 }))
+      }))
+
+    it.effect("exactly 100 megapixels is decoded, one more row is refused", () =>
+      Effect.gen(function* () {
+        const image = yield* prepare(blackBitmapPng(10_000, 10_000))
+        expect([image.width, image.height]).toStrictEqual([1000, 1000])
+        expectColour(pixelAt(image, 500, 500), [0, 0, 0, 255])
+        expect(yield* Effect.flip(prepare(blackBitmapPng(10_000, 10_001)))).toStrictEqual(
+          new ImageTooManyPixels({ maxMegapixels: 100 })
+        )
+      }))
+  })
+
+  it.effect("parallel uploads all complete", () =>
+    Effect.gen(function* () {
+      const bytes = yield* encode(noise(1200, 900).jpeg())
+      const images = yield* Effect.all(Array.from({ length: 6 }, () => prepare(bytes)), { concurrency: "unbounded" })
+      expect(images.map((image) => [image.width, image.height])).toStrictEqual(Array(6).fill([1000, 750]))
+    }))
+})
+
+describe("Images test layers", () => {
+  const image = preparedSolid(2, 2, [1, 2, 3, 255])
+
+  it.effect("fixed answers the given image", () =>
+    prepare(new Uint8Array([1])).pipe(
+      Effect.map((answer) => expect(answer).toBe(image)),
+      Effect.provide(Images.fixed(image))
+    ))
+
+  it.effect("scripted answers with the script, failures included", () =>
+    prepare(new Uint8Array(0)).pipe(
+      Effect.flip,
+      Effect.map((error) => expect(error).toStrictEqual(new InvalidImageFile())),
+      Effect.provide(Images.scripted(() => Effect.fail(new InvalidImageFile())))
+    ))
+})
