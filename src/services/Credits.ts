@@ -126,14 +126,14 @@ export class Credits extends Effect.Service<Credits>()("Credits", {
       Request: Schema.String,
       Result: LedgerEntry,
       execute: (accountId) => sql`SELECT id, amount, reason, usage_id, created_at FROM credit_ledger
-        WHERE account_id = ${accountId} ORDER BY created_at, id`
+        WHERE account_id = ${accountId} ORDER BY seq`
     })
 
     const usage = SqlSchema.findAll({
       Request: Schema.String,
       Result: Usage,
       execute: (accountId) => sql`SELECT id, key_id, created_at, state, status, error_kind FROM usage
-        WHERE account_id = ${accountId} ORDER BY created_at DESC, id LIMIT 1000`
+        WHERE account_id = ${accountId} ORDER BY seq DESC LIMIT 1000`
     })
 
     return {

@@ -5,6 +5,7 @@ import { Effect } from "effect"
  * Accounts, API keys, subscriptions, usage and the credit ledger (issue 2 §3, issue 3 §6).
  * A balance is always explained by the ledger: `accounts.credits` is the ledger's sum, kept in the
  * same transaction as each ledger row; `reserved` counts credits held by requests in flight.
+ * `seq` orders ledger and usage rows as they were written (timestamps can be equal).
  */
 export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
   Effect.all([
@@ -42,6 +43,7 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
     )`,
     sql`CREATE TABLE usage (
       id uuid PRIMARY KEY,
+      seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
       account_id uuid NOT NULL REFERENCES accounts (id),
       key_id uuid NOT NULL REFERENCES api_keys (id),
       instance_id text NOT NULL,
@@ -55,6 +57,7 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`CREATE INDEX usage_reserved ON usage (instance_id) WHERE state = 'reserved'`,
     sql`CREATE TABLE credit_ledger (
       id uuid PRIMARY KEY,
+      seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
       account_id uuid NOT NULL REFERENCES accounts (id),
       amount integer NOT NULL CHECK (amount <> 0),
       reason text NOT NULL,
