@@ -2,7 +2,7 @@
  * Everything the service reads from its environment, through Effect `Config`, with defaults that
  * work on a fresh machine. `summary` is what start-up prints, secrets redacted.
  */
-import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 
 export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
   readonly port: number
@@ -12,13 +12,16 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
   readonly dataDir: string
   /** Signs API keys; generated once and kept in the database when absent. */
   readonly apiKeySecret: Option.Option<Redacted.Redacted>
+  /** A describe body must have arrived by then (slow or stalled clients are cut off). */
+  readonly uploadTimeout: Duration.Duration
 }>() {
   static readonly config = Config.all({
     port: Config.port("PORT").pipe(Config.withDefault(3000)),
     host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
     databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
     dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
-    apiKeySecret: Config.option(Config.redacted("API_KEY_SECRET"))
+    apiKeySecret: Config.option(Config.redacted("API_KEY_SECRET")),
+    uploadTimeout: Config.integer("UPLOAD_TIMEOUT_MS").pipe(Config.withDefault(60_000), Config.map(Duration.millis))
   })
 
   static readonly layer = Layer.effect(AppConfig, AppConfig.config)
@@ -30,6 +33,7 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
       databaseUrl: Option.none(),
       dataDir: "./data",
       apiKeySecret: Option.some(Redacted.make("test-secret-test-secret-test-secret!")),
+      uploadTimeout: Duration.seconds(60),
       ...overrides
     })
 }
@@ -43,6 +47,7 @@ export const summary = (config: Context.Tag.Service<AppConfig>) => ({
     onSome: (url) => redactUrl(Redacted.value(url))
   }),
   dataDir: config.dataDir,
+  uploadTimeoutMs: Duration.toMillis(config.uploadTimeout),
   apiKeySecret: Option.match(config.apiKeySecret, { onNone: () => "generated, kept in the database", onSome: () => "<redacted>" })
 })
 

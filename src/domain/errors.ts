@@ -37,6 +37,9 @@ export class RequestTooLarge extends Schema.TaggedError<RequestTooLarge>()("Requ
 /** Check 4: not a readable multipart form (JSON, empty, no boundary, broken framing, too many parts). */
 export class NotMultipart extends Schema.TaggedError<NotMultipart>()("NotMultipart", {}) {}
 
+/** Checks 3-4: the body did not arrive within the upload deadline (a stalled or trickling client). */
+export class UploadTimedOut extends Schema.TaggedError<UploadTimedOut>()("UploadTimedOut", {}) {}
+
 /** Check 4: the form has no `image` file. */
 export class NoFileUploaded extends Schema.TaggedError<NoFileUploaded>()("NoFileUploaded", {}) {}
 
@@ -74,7 +77,7 @@ export class GenerationFailed extends Schema.TaggedError<GenerationFailed>()("Ge
 
 export type ImageError = InvalidImageFile | ImageTooLarge | ImageTooManyPixels | ImageProcessingFailed
 export type DescriberError = AnswerTooLong | GenerationFailed
-export type FormError = RequestTooLarge | NotMultipart | NoFileUploaded | LanguageTooLong
+export type FormError = RequestTooLarge | UploadTimedOut | NotMultipart | NoFileUploaded | LanguageTooLong
 
 /** The ordered union of §4.1: the first failing check answers. */
 export type DescribeError =

@@ -39,6 +39,8 @@ const describeResponses: Responses<DescribeError> = {
   NoCreditLeft: () => [401, "Unauthorized, no credit left"],
   RequestTooLarge: () => [413, "Image too large: the maximum is 10 MB"],
   NotMultipart: () => [400, "Bad Request, the body must be multipart/form-data"],
+  // A body that does not arrive in time is not a readable form (§7.1); the spec names no timeout.
+  UploadTimedOut: () => [400, "Bad Request, the body must be multipart/form-data"],
   NoFileUploaded: () => [400, "Bad Request, No file uploaded"],
   // The spec leaves an over-long language open (§4.1); we refuse it in the form of the other 400s.
   LanguageTooLong: () => [400, "Bad Request, language must be at most 64 characters"],

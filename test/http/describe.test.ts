@@ -1,8 +1,8 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Deferred, Effect, Layer, Ref } from "effect"
+import { Deferred, Duration, Effect, Layer, Ref } from "effect"
 import { AnswerTooLong, GenerationFailed } from "../../src/domain/errors.ts"
 import { Describer } from "../../src/services/Describer.ts"
-import { backends, pglite, postgresSkipReason, postgresUrl } from "../support/database.ts"
+import { backends, pglite, pgliteWith, postgresSkipReason, postgresUrl } from "../support/database.ts"
 import { customer, error, jpeg, png, postDescribe, serverPort } from "../support/describe.ts"
 import { multipartBody, multipartContentType } from "../support/multipartBody.ts"
 import { requestHead, sendRaw } from "../support/rawHttp.ts"
@@ -194,6 +194,28 @@ layer(serverWith(servicesOn(pglite, model)), { excludeTestServices: true })("POS
       })
       expect([answer.status, JSON.parse(answer.body), answer.bytesWritten, answer.headers["connection"]]).toEqual([401, { error: "Unauthorized, invalid token" }, 0, "close"])
     }))
+})
+
+describe("POST /api/describe, a client that stalls", () => {
+  it.live("a body not received within the upload deadline gets 400 and the connection closed, uncharged", () =>
+    Effect.gen(function* () {
+      const c = yield* customer(1)
+      const port = yield* serverPort
+      const body = multipartBody("b", [{ name: "image", filename: "a.jpg", data: jpeg }])
+      const answer = yield* sendRaw({
+        port,
+        head: requestHead("POST", "/api/describe", {
+          authorization: `Bearer ${c.token}`, "content-type": multipartContentType("b"), "content-length": String(body.length)
+        }),
+        // Half the body, then silence.
+        body: [body.slice(0, body.length / 2)]
+      })
+      expect([answer.status, JSON.parse(answer.body), answer.headers["connection"]]).toEqual([
+        400, { error: "Bad Request, the body must be multipart/form-data" }, "close"
+      ])
+      expect(yield* c.balance).toBe(1)
+      expect((yield* c.usage).map((u) => [u.state, u.status, u.errorKind])).toEqual([["released", 400, "UploadTimedOut"]])
+    }).pipe(Effect.provide(serverWith(servicesOn(pgliteWith({ uploadTimeout: Duration.millis(300) }), model)))), 30_000)
 })
 
 describe("POST /api/describe, a client that goes away", () => {

@@ -39,10 +39,13 @@ export const freshPostgresUrl = (url: string) =>
     ({ name }) => admin(url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
   )
 
-export const pglite: Backend = {
+/** In-memory PGlite, with configuration overrides for the test at hand. */
+export const pgliteWith = (overrides: Parameters<typeof AppConfig.test>[0] = {}): Backend => ({
   name: "PGlite",
-  layer: Database.layerPglite(undefined).pipe(Layer.orDie, Layer.merge(AppConfig.test()))
-}
+  layer: Database.layerPglite(undefined).pipe(Layer.orDie, Layer.merge(AppConfig.test(overrides)))
+})
+
+export const pglite: Backend = pgliteWith()
 
 export const postgres = (url: string): Backend => ({
   name: "PostgreSQL",

@@ -6,10 +6,20 @@
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Exit, Option } from "effect"
+import { AppConfig } from "../../config.ts"
 import { defaultFields, describeResultEntries } from "../../domain/describe.ts"
 import { contextUsed, keywordsUsed, languageUsed } from "../../domain/describeForm.ts"
 import type { DescribeError } from "../../domain/errors.ts"
-import { ImageTooLarge, InvalidSchema, KeyRejected, LanguageTooLong, NoFileUploaded, NotMultipart, RequestTooLarge } from "../../domain/errors.ts"
+import {
+  ImageTooLarge,
+  InvalidSchema,
+  KeyRejected,
+  LanguageTooLong,
+  NoFileUploaded,
+  NotMultipart,
+  RequestTooLarge,
+  UploadTimedOut
+} from "../../domain/errors.ts"
 import { limits } from "../../domain/limits.ts"
 import { parseSchemaFields, schemaRule } from "../../domain/schemaFields.ts"
 import { ApiKeys } from "../../services/ApiKeys.ts"
@@ -31,15 +41,21 @@ const authenticate = (authorization: string | undefined) =>
     })
   )
 
-/** Checks 3 and 4: an announced length over the limit is refused before a byte is read. */
-const readForm = (request: HttpServerRequest.HttpServerRequest) => {
-  const announced = Number(request.headers["content-length"] ?? 0)
-  if (announced > limits.bodyBytes) return Effect.fail(new RequestTooLarge())
-  return readDescribeForm({ contentType: request.headers["content-type"], body: request.stream }).pipe(
-    // The body stopped being readable (the client went away mid-upload).
-    Effect.catchTag("RequestError", () => new NotMultipart())
-  )
-}
+/**
+ * Checks 3 and 4: an announced length over the limit is refused before a byte is read; the rest
+ * must arrive within the upload deadline.
+ */
+const readForm = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function* () {
+    const announced = Number(request.headers["content-length"] ?? 0)
+    if (announced > limits.bodyBytes) return yield* new RequestTooLarge()
+    const { uploadTimeout } = yield* AppConfig
+    return yield* readDescribeForm({ contentType: request.headers["content-type"], body: request.stream }).pipe(
+      // The body stopped being readable (the client went away mid-upload).
+      Effect.catchTag("RequestError", () => new NotMultipart()),
+      Effect.timeoutFail({ duration: uploadTimeout, onTimeout: () => new UploadTimedOut() })
+    )
+  })
 
 /** Checks 3 to 7, once a credit is held. */
 const describeUpload = (request: HttpServerRequest.HttpServerRequest) =>
@@ -90,7 +106,7 @@ const orderedJson = (entries: ReadonlyArray<readonly [string, string]>) =>
   })
 
 /** Answers given before the body was read close the connection rather than drain the upload. */
-const unread = new Set<DescribeError["_tag"]>(["ApiKeyMissing", "KeyRejected", "NoCreditLeft", "RequestTooLarge"])
+const unread = new Set<DescribeError["_tag"]>(["ApiKeyMissing", "KeyRejected", "NoCreditLeft", "RequestTooLarge", "UploadTimedOut"])
 
 export const describe = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
