@@ -1,5 +1,6 @@
 import { BunRuntime } from "@effect/platform-bun"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { AppLive } from "./app.ts"
+import { LoggingLive } from "./logging.ts"
 
-BunRuntime.runMain(Layer.launch(AppLive))
+Layer.launch(AppLive).pipe(Effect.provide(LoggingLive), BunRuntime.runMain({ disablePrettyLogger: true }))

@@ -9,7 +9,11 @@ import { Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig } from "../config.ts"
 import * as DataDirLock from "../db/DataDirLock.ts"
 import { OperatorToken } from "./routes/admin.ts"
+import { requestLog } from "./requestLog.ts"
 import { router } from "./router.ts"
+
+/** The routes with one log line per request; tests serve exactly this. */
+export const serveRoutes = HttpServer.serve(router, requestLog)
 
 /** What the server needs of Bun whatever the address; tests serve with the same. */
 export const serveOptions = {
@@ -43,7 +47,7 @@ const OperatorAccess = Layer.unwrapEffect(
 
 export const ServerLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
-    HttpServer.serve(router).pipe(
+    serveRoutes.pipe(
       HttpServer.withLogAddress,
       Layer.provideMerge(OperatorAccess),
       Layer.provide(BunHttpServer.layer({ port: config.port, hostname: config.host, ...serveOptions }))

@@ -61,9 +61,9 @@ export class Credits extends Effect.Service<Credits>()("Credits", {
 
     /**
      * Check 2 of §4.1: holds one credit for a request, or records the refusal and fails with
-     * `NoCreditLeft`. Returns the usage id that `settle` takes.
+     * `NoCreditLeft`. Returns the usage id that `settle` takes. No key: the dashboard's Try it.
      */
-    const reserve = (accountId: string, keyId: string) =>
+    const reserve = (accountId: string, keyId: string | null) =>
       Effect.gen(function* () {
         const createdAt = yield* now
         const held = yield* sql`UPDATE accounts SET reserved = reserved + 1
@@ -82,7 +82,10 @@ export class Credits extends Effect.Service<Credits>()("Credits", {
         Effect.withSpan("Credits.reserve")
       )
 
-    /** Ends a reservation once; a second call (or one for a released reservation) changes nothing. */
+    /**
+     * Ends a reservation once, giving the balance after; a second call (or one for a released
+     * reservation) changes nothing and gives none.
+     */
     const settle = (usageId: string, outcome: Outcome) =>
       Effect.gen(function* () {
         const settledAt = yield* now
@@ -91,15 +94,16 @@ export class Credits extends Effect.Service<Credits>()("Credits", {
           SET state = ${charged ? "charged" : "released"}, settled_at = ${settledAt},
             status = ${outcome.status}, error_kind = ${outcome.errorKind}
           WHERE id = ${usageId} AND state = 'reserved' RETURNING account_id`
-        if (usage === undefined) return
+        if (usage === undefined) return Option.none<number>()
         const spent = charged ? 1 : 0
-        yield* sql`UPDATE accounts SET credits = credits - ${spent}, reserved = reserved - 1
-          WHERE id = ${usage.accountId}`
+        const [account] = yield* sql<{ credits: number }>`UPDATE accounts SET credits = credits - ${spent}, reserved = reserved - 1
+          WHERE id = ${usage.accountId} RETURNING credits`
         if (charged) {
           yield* sql`INSERT INTO credit_ledger ${sql.insert({
             id: crypto.randomUUID(), accountId: usage.accountId, amount: -1, reason: "describe", usageId, createdAt: settledAt
           })}`
         }
+        return Option.fromNullable(account?.credits)
       }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("Credits.settle"))
 
     /**

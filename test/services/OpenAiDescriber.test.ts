@@ -3,7 +3,7 @@
  * recorded, every answer scripted. `it.live` wherever the deadline or the backoff needs real time.
  */
 import { assert, describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Duration, Effect, Exit, Fiber, HashMap, Layer, Logger, Schedule, Schema } from "effect"
+import { Duration, Effect, Exit, Fiber, HashMap, Layer, Logger } from "effect"
 import sharp from "sharp"
 import { defaultFields, type DescribeRequest, type PreparedImage } from "../../src/domain/describe.ts"
 import { AnswerTooLong, GenerationFailed } from "../../src/domain/errors.ts"
@@ -12,17 +12,23 @@ import { Describer, type DescriberShape } from "../../src/services/Describer.ts"
 import * as DescriberLive from "../../src/services/DescriberLive.ts"
 import * as OfflineDescriber from "../../src/services/OfflineDescriber.ts"
 import * as OpenAiDescriber from "../../src/services/OpenAiDescriber.ts"
+import {
+  answer,
+  configLayer,
+  delayed,
+  type Env,
+  eventually,
+  type FakeOpenAi,
+  fakeOpenAi,
+  hanging,
+  json,
+  refusal,
+  type Reply,
+  sentRequest,
+  status
+} from "../support/fakeOpenAi.ts"
 
 // ---- The fake endpoint
-
-type Reply = (signal: AbortSignal) => Response | Promise<Response>
-
-interface Received {
-  readonly method: string
-  readonly path: string
-  readonly headers: Headers
-  readonly body: unknown
-}
 
 interface LogLine {
   readonly level: string
@@ -30,77 +36,12 @@ interface LogLine {
   readonly annotations: Record<string, unknown>
 }
 
-interface FakeModel {
-  readonly url: string
-  readonly received: ReadonlyArray<Received>
-  /** Requests whose client went away before the reply was sent. */
-  readonly aborts: () => number
+interface FakeModel extends FakeOpenAi {
   readonly logs: ReadonlyArray<LogLine>
 }
 
-const completionBody = (content: string | null, finishReason = "stop", refusal: string | null = null) => ({
-  id: "chatcmpl-test",
-  object: "chat.completion",
-  created: 1_700_000_000,
-  model: "gpt-4o-mini-2024-07-18",
-  choices: [{ index: 0, message: { role: "assistant", content, refusal }, finish_reason: finishReason, logprobs: null }],
-  usage: { prompt_tokens: 1200, completion_tokens: 40, total_tokens: 1240 }
-})
-
-const answer = (content: string, finishReason?: string): Reply => () => Response.json(completionBody(content, finishReason))
-const json = (value: unknown): Reply => answer(JSON.stringify(value))
-const refusal: Reply = () => Response.json(completionBody(null, "stop", "I can't help with that."))
-const status = (code: number): Reply => () =>
-  Response.json({ error: { message: `scripted failure ${code}`, type: "server_error", code: null } }, { status: code })
-/** Answers after `ms`, or gives up when the client goes away. */
-const delayed = (ms: number, reply: Reply): Reply => (signal) =>
-  new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(reply(signal)), ms)
-    signal.addEventListener("abort", () => {
-      clearTimeout(timer)
-      resolve(new Response(null, { status: 499 }))
-    })
-  })
-const hanging: Reply = delayed(60_000, status(500))
-
 const goodAnswer = { title: "  Red square ", alternativeText: "A red block on white.\n", caption: "Red and white." }
 const goodResult = { title: "Red square", alternativeText: "A red block on white.", caption: "Red and white." }
-
-/** A local server speaking POST /v1/chat/completions; the last reply repeats. */
-const fakeModel = (replies: ReadonlyArray<Reply>) =>
-  Effect.acquireRelease(
-    Effect.sync(() => {
-      const received: Array<Received> = []
-      let aborts = 0
-      const server = Bun.serve({
-        port: 0,
-        hostname: "127.0.0.1",
-        fetch: async (request) => {
-          let replied = false
-          request.signal.addEventListener("abort", () => {
-            if (!replied) aborts++
-          })
-          const body: unknown = await request.json()
-          received.push({ method: request.method, path: new URL(request.url).pathname, headers: request.headers, body })
-          const reply = replies[Math.min(received.length, replies.length) - 1] ?? status(500)
-          const response = await reply(request.signal)
-          replied = true
-          return response
-        }
-      })
-      return { server, received, aborts: () => aborts }
-    }),
-    ({ server }) => Effect.promise(() => server.stop(true))
-  )
-
-type Env = Record<string, string | undefined>
-
-const configLayer = (env: Env) =>
-  Layer.setConfigProvider(
-    ConfigProvider.fromMap(
-      new Map(Object.entries(env).flatMap(([key, value]) => (value === undefined ? [] : [[key, value] as const])))
-    )
-  )
 
 const apiKey = "sk-test-0123456789"
 
@@ -112,8 +53,7 @@ const withFakeModel = <A, E>(
 ) =>
   Effect.scoped(
     Effect.gen(function* () {
-      const { server, received, aborts } = yield* fakeModel(replies)
-      const url = `http://127.0.0.1:${server.port}/v1`
+      const fake = yield* fakeOpenAi(replies)
       const logs: Array<LogLine> = []
       const capture = Logger.replace(
         Logger.defaultLogger,
@@ -122,18 +62,11 @@ const withFakeModel = <A, E>(
         })
       )
       const layer = OpenAiDescriber.layer.pipe(
-        Layer.provide(configLayer({ OPENAI_BASE_URL: url, OPENAI_API_KEY: apiKey, ...env }))
+        Layer.provide(configLayer({ OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: apiKey, ...env }))
       )
       const describer = yield* Effect.provide(Describer, layer)
-      return yield* test(describer, { url, received, aborts, logs }).pipe(Effect.provide(capture))
+      return yield* test(describer, { ...fake, logs }).pipe(Effect.provide(capture))
     })
-  )
-
-/** Polls `condition` for up to two seconds. */
-const eventually = (condition: () => boolean) =>
-  Effect.suspend(() => (condition() ? Effect.void : Effect.fail("condition not met yet"))).pipe(
-    Effect.retry(Schedule.spaced("10 millis")),
-    Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => "condition never met" })
   )
 
 // ---- Requests
@@ -154,12 +87,7 @@ const image = (width = 40, height = 30): PreparedImage => {
 
 const request: DescribeRequest = { image: image(), fields: defaultFields, keywords: "", context: "", language: "en" }
 
-const ImagePart = Schema.Struct({
-  messages: Schema.Tuple(
-    Schema.Struct({ content: Schema.Tuple(Schema.Unknown, Schema.Struct({ image_url: Schema.Struct({ url: Schema.String }) })) })
-  )
-})
-const imageUrlOf = (body: unknown) => Schema.decodeUnknownSync(ImagePart)(body).messages[0].content[1].image_url.url
+const imageUrlOf = (body: unknown) => sentRequest(body).imageUrl
 
 const expectedBody = (describe: DescribeRequest, overrides: Record<string, unknown> = {}, detail = "low") => ({
   model: "gpt-4o-mini",

@@ -3,8 +3,7 @@ import { FetchHttpClient, HttpClient, HttpClientRequest, HttpClientResponse, Htt
 import { BunHttpServer } from "@effect/platform-bun"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { OperatorToken } from "../../src/http/routes/admin.ts"
-import { router } from "../../src/http/router.ts"
-import { serveOptions } from "../../src/http/server.ts"
+import { serveOptions, serveRoutes } from "../../src/http/server.ts"
 
 export const operatorToken = "operator-test-token"
 
@@ -15,7 +14,7 @@ const testServer = HttpServer.layerTestClient.pipe(
 )
 
 export const serverWith = <ROut, E, RIn>(services: Layer.Layer<ROut, E, RIn>) =>
-  HttpServer.serve(router).pipe(
+  serveRoutes.pipe(
     Layer.provideMerge(testServer),
     Layer.provideMerge(services),
     Layer.provide(Layer.succeed(OperatorToken, Option.some(Redacted.make(operatorToken))))

@@ -5,7 +5,7 @@
  * (a client that disconnects interrupts the pipeline, and so releases it).
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Effect, Exit, Option } from "effect"
+import { Cause, Duration, Effect, Exit, Option } from "effect"
 import { AppConfig } from "../../config.ts"
 import { defaultFields, describeResultEntries } from "../../domain/describe.ts"
 import { contextUsed, keywordsUsed, languageUsed } from "../../domain/describeForm.ts"
@@ -29,6 +29,7 @@ import { Describer } from "../../services/Describer.ts"
 import { Images } from "../../services/Images.ts"
 import { describeError, describeStatus, unexpected } from "../errors.ts"
 import { readDescribeForm } from "../multipart.ts"
+import { note } from "../requestLog.ts"
 
 /** Check 1: every rejection but a missing header is the same 401 on this endpoint (§7.1). */
 const authenticate = (authorization: string | undefined) =>
@@ -71,17 +72,19 @@ const describeUpload = (request: HttpServerRequest.HttpServerRequest) =>
       ? yield* new InvalidSchema({ reason: schemaRule.tooLarge })
       : yield* parseSchemaFields(form.schema.text)
 
+    yield* note({ imageBytes: form.image.size })
     if (form.image.size > limits.imageBytes) return yield* new ImageTooLarge()
     const image = yield* Effect.flatMap(Images, (images) => images.prepare(form.image!.bytes))
 
-    const result = yield* Effect.flatMap(Describer, (describer) =>
+    const [elapsed, result] = yield* Effect.flatMap(Describer, (describer) =>
       describer.describe({
         image,
         fields,
         keywords: keywordsUsed(form.keywords?.text),
         context: contextUsed(form.context?.text),
         language
-      }))
+      })).pipe(Effect.timed)
+    yield* note({ modelLatencyMs: Math.round(Duration.toMillis(elapsed)) })
     return describeResultEntries(fields, result, form.schema !== undefined)
   })
 
@@ -115,16 +118,19 @@ export const describe = Effect.gen(function* () {
   const entries = yield* Effect.acquireUseRelease(
     credits.reserve(account.id, key.id),
     () => describeUpload(request),
-    (usageId, exit) => credits.settle(usageId, outcomeOf(exit))
+    (usageId, exit) =>
+      credits.settle(usageId, outcomeOf(exit)).pipe(
+        Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: (creditsAfter) => note({ creditsAfter }) }))
+      )
   )
   return orderedJson(entries)
 }).pipe(
   Effect.catchAll((error) =>
-    Effect.succeed(
+    note({ errorKind: error._tag }).pipe(Effect.as(
       unread.has(error._tag)
         ? describeError(error).pipe(HttpServerResponse.setHeader("connection", "close"))
         : describeError(error)
-    )
+    ))
   ),
   Effect.catchAllCause(unexpected("Internal Server Error")),
   Effect.withSpan("POST /api/describe")

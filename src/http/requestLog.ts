@@ -1,0 +1,54 @@
+/**
+ * One log line per request (issue 7 §1): request id (the client's `X-Request-Id` when it is a
+ * sane token, otherwise a new one, returned either way), method, route, status, duration, and
+ * what the route noted (error kind, model latency, credits after). Never a header value, a key
+ * or a body.
+ */
+import { HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Clock, Context, Effect, Option, Ref } from "effect"
+
+export interface RequestFacts {
+  readonly errorKind?: string
+  readonly modelLatencyMs?: number
+  readonly imageBytes?: number
+  readonly creditsAfter?: number
+}
+
+/** What the route has noted about the request so far. */
+export class RequestNotes extends Context.Tag("RequestNotes")<RequestNotes, Ref.Ref<RequestFacts>>() {}
+
+/** Adds facts to the request's log line; does nothing outside a request. */
+export const note = (facts: RequestFacts) =>
+  Effect.serviceOption(RequestNotes).pipe(
+    Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: (notes) => Ref.update(notes, (all) => ({ ...all, ...facts })) }))
+  )
+
+const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/
+
+export const requestLog = HttpMiddleware.make((app) =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const given = request.headers["x-request-id"]
+    const requestId = given !== undefined && saneRequestId.test(given) ? given : crypto.randomUUID()
+    const notes = yield* Ref.make<RequestFacts>({})
+    const start = yield* Clock.currentTimeMillis
+    const line = (status: number) =>
+      Effect.gen(function* () {
+        const durationMs = (yield* Clock.currentTimeMillis) - start
+        const route = new URL(request.url, "http://localhost").pathname
+        yield* Effect.logInfo("request").pipe(
+          Effect.annotateLogs({ method: request.method, route, status, durationMs, ...(yield* Ref.get(notes)) })
+        )
+      })
+    // The response is sent from inside `app`: a pre-response handler is how the id gets on it.
+    yield* HttpApp.appendPreResponseHandler((_, response) =>
+      Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", requestId))
+    )
+    return yield* app.pipe(
+      Effect.provideService(RequestNotes, notes),
+      Effect.onInterrupt(() => line(499)),
+      Effect.tap((response) => line(response.status)),
+      Effect.annotateLogs("requestId", requestId)
+    )
+  })
+)

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "@effect/vitest"
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { Effect, Logger } from "effect"
+import { pglite } from "../support/database.ts"
+import { customer, formData, jpeg } from "../support/describe.ts"
+import { serverWith } from "../support/server.ts"
+import { servicesOn } from "../support/services.ts"
+
+/** Every log entry's message and annotations, as plain data. */
+const collected: Array<{ message: unknown; annotations: Record<string, unknown> }> = []
+const collecting = Logger.make(({ message, annotations }) => {
+  collected.push({ message, annotations: Object.fromEntries(annotations) })
+})
+
+const post = (token: string, requestId?: string, schema?: string) =>
+  Effect.flatMap(HttpClient.HttpClient, (client) =>
+    client.execute(
+      HttpClientRequest.post("/api/describe").pipe(
+        HttpClientRequest.bodyFormData(formData({ image: jpeg, ...(schema ? { schema } : {}) })),
+        HttpClientRequest.bearerToken(token),
+        requestId ? HttpClientRequest.setHeader("x-request-id", requestId) : (r) => r
+      )
+    ))
+
+const lineFor = (requestId: string) =>
+  collected.find((entry) => String(entry.message) === "request" && entry.annotations["requestId"] === requestId)?.annotations
+
+describe("one log line per request", () => {
+  it.live("returns the client's request id, or a new one, and logs route, status, error kind and credits after", () =>
+    Effect.gen(function* () {
+      const c = yield* customer(2)
+      const ok = yield* post(c.token, "order-42.retry-1")
+      expect(ok.status).toBe(200)
+      expect(ok.headers["x-request-id"]).toBe("order-42.retry-1")
+      expect(lineFor("order-42.retry-1")).toMatchObject({
+        method: "POST", route: "/api/describe", status: 200, creditsAfter: 1, imageBytes: jpeg.length
+      })
+      expect(lineFor("order-42.retry-1")?.["modelLatencyMs"]).toEqual(expect.any(Number))
+
+      const refused = yield* post(c.token, "not a sane id", "{}")
+      const generated = refused.headers["x-request-id"] ?? ""
+      expect(generated).toMatch(/^[0-9a-f-]{36}$/)
+      expect(lineFor(generated)).toMatchObject({ status: 400, errorKind: "InvalidSchema", creditsAfter: 1 })
+
+      // Neither the key nor any part of the upload reaches the logs.
+      const logs = JSON.stringify(collected)
+      expect(logs).not.toContain(c.token)
+      expect(logs).not.toContain(c.token.split(".")[2])
+    }).pipe(
+      Effect.provide(serverWith(servicesOn(pglite))),
+      // Outermost, so the server's request fibers are created with it.
+      Effect.provide(Logger.replace(Logger.defaultLogger, collecting))
+    ))
+})

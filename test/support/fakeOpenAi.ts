@@ -1,0 +1,138 @@
+/**
+ * A local fake of the chat-completions wire format on a real loopback socket: the `openai` package
+ * reaches it through `OPENAI_BASE_URL`, every request it gets is recorded, every answer scripted.
+ * Shared by the adapter tests and the HTTP tests that run the whole app against it.
+ */
+import { ConfigProvider, Effect, Layer, Schedule, Schema } from "effect"
+
+/** One scripted answer; `signal` aborts when the client goes away. */
+export type Reply = (signal: AbortSignal) => Response | Promise<Response>
+
+export interface Received {
+  readonly method: string
+  readonly path: string
+  readonly headers: Headers
+  readonly body: unknown
+}
+
+export interface FakeOpenAi {
+  /** The base URL to set as `OPENAI_BASE_URL` (ends in `/v1`). */
+  readonly url: string
+  /** The requests of the current script, in order. */
+  readonly received: ReadonlyArray<Received>
+  /** Requests of the current script whose client went away before the reply was sent. */
+  readonly aborts: () => number
+  /** Replaces the replies and forgets what was received, for a server shared by several tests. */
+  readonly script: (replies: ReadonlyArray<Reply>) => void
+}
+
+export const completionBody = (content: string | null, finishReason = "stop", refusal: string | null = null) => ({
+  id: "chatcmpl-test",
+  object: "chat.completion",
+  created: 1_700_000_000,
+  model: "gpt-4o-mini-2024-07-18",
+  choices: [{ index: 0, message: { role: "assistant", content, refusal }, finish_reason: finishReason, logprobs: null }],
+  usage: { prompt_tokens: 1200, completion_tokens: 40, total_tokens: 1240 }
+})
+
+export const answer = (content: string, finishReason?: string): Reply => () =>
+  Response.json(completionBody(content, finishReason))
+export const json = (value: unknown): Reply => answer(JSON.stringify(value))
+export const refusal: Reply = () => Response.json(completionBody(null, "stop", "I can't help with that."))
+export const status = (code: number): Reply => () =>
+  Response.json({ error: { message: `scripted failure ${code}`, type: "server_error", code: null } }, { status: code })
+/** Answers after `ms`, or gives up when the client goes away. */
+export const delayed = (ms: number, reply: Reply): Reply => (signal) =>
+  new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(reply(signal)), ms)
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer)
+      resolve(new Response(null, { status: 499 }))
+    })
+  })
+/** Holds the answer for a minute: longer than any test waits. */
+export const hanging: Reply = delayed(60_000, status(500))
+
+/** A local server speaking POST /v1/chat/completions; the last reply repeats; closed with the scope. */
+export const fakeOpenAi = (replies: ReadonlyArray<Reply> = []) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const received: Array<Received> = []
+      let current = replies
+      let aborts = 0
+      let generation = 0
+      const server = Bun.serve({
+        port: 0,
+        hostname: "127.0.0.1",
+        fetch: async (request) => {
+          const script = generation
+          let replied = false
+          request.signal.addEventListener("abort", () => {
+            if (!replied && script === generation) aborts++
+          })
+          const body: unknown = await request.json()
+          received.push({ method: request.method, path: new URL(request.url).pathname, headers: request.headers, body })
+          const reply = current[Math.min(received.length, current.length) - 1] ?? status(500)
+          const response = await reply(request.signal)
+          replied = true
+          return response
+        }
+      })
+      const fake: FakeOpenAi = {
+        url: `http://127.0.0.1:${server.port}/v1`,
+        received,
+        aborts: () => aborts,
+        script: (next) => {
+          generation++
+          current = next
+          received.length = 0
+          aborts = 0
+        }
+      }
+      return { server, fake }
+    }),
+    ({ server }) => Effect.promise(() => server.stop(true))
+  ).pipe(Effect.map(({ fake }) => fake))
+
+// ---- Reading what was sent
+
+/** The parts of a request body the tests look at: the prompt, the image, the answer format. */
+const ChatRequest = Schema.Struct({
+  model: Schema.String,
+  messages: Schema.Tuple(
+    Schema.Struct({
+      role: Schema.Literal("user"),
+      content: Schema.Tuple(
+        Schema.Struct({ type: Schema.Literal("text"), text: Schema.String }),
+        Schema.Struct({ type: Schema.Literal("image_url"), image_url: Schema.Struct({ url: Schema.String }) })
+      )
+    })
+  ),
+  response_format: Schema.Unknown
+})
+
+export const sentRequest = (body: unknown) => {
+  const request = Schema.decodeUnknownSync(ChatRequest)(body)
+  const [text, image] = request.messages[0].content
+  return { model: request.model, prompt: text.text, imageUrl: image.image_url.url, responseFormat: request.response_format }
+}
+
+// ---- Configuration and waiting
+
+export type Env = Record<string, string | undefined>
+
+/** A configuration made of `env` alone (unset entries left out), nothing from the process. */
+export const configLayer = (env: Env) =>
+  Layer.setConfigProvider(
+    ConfigProvider.fromMap(
+      new Map(Object.entries(env).flatMap(([key, value]) => (value === undefined ? [] : [[key, value] as const])))
+    )
+  )
+
+/** Polls `condition` (a check, or a query such as a balance) in real time for up to two seconds. */
+export const eventually = <R = never>(condition: (() => boolean) | Effect.Effect<boolean, never, R>) =>
+  (Effect.isEffect(condition) ? condition : Effect.sync(condition)).pipe(
+    Effect.filterOrFail((met) => met, () => "condition not met yet"),
+    Effect.retry(Schedule.spaced("10 millis")),
+    Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => "condition never met" })
+  )
