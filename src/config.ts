@@ -14,6 +14,8 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
   readonly apiKeySecret: Option.Option<Redacted.Redacted>
   /** A describe body must have arrived by then (slow or stalled clients are cut off). */
   readonly uploadTimeout: Duration.Duration
+  /** Guards `/metrics`; without it only loopback clients may scrape. */
+  readonly metricsToken: Option.Option<Redacted.Redacted>
 }>() {
   static readonly config = Config.all({
     port: Config.port("PORT").pipe(Config.withDefault(3000)),
@@ -21,7 +23,8 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
     databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
     dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
     apiKeySecret: Config.option(Config.redacted("API_KEY_SECRET")),
-    uploadTimeout: Config.integer("UPLOAD_TIMEOUT_MS").pipe(Config.withDefault(60_000), Config.map(Duration.millis))
+    uploadTimeout: Config.integer("UPLOAD_TIMEOUT_MS").pipe(Config.withDefault(60_000), Config.map(Duration.millis)),
+    metricsToken: Config.option(Config.redacted("METRICS_TOKEN"))
   })
 
   static readonly layer = Layer.effect(AppConfig, AppConfig.config)
@@ -34,6 +37,7 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
       dataDir: "./data",
       apiKeySecret: Option.some(Redacted.make("test-secret-test-secret-test-secret!")),
       uploadTimeout: Duration.seconds(60),
+      metricsToken: Option.none(),
       ...overrides
     })
 }
@@ -48,7 +52,8 @@ export const summary = (config: Context.Tag.Service<AppConfig>) => ({
   }),
   dataDir: config.dataDir,
   uploadTimeoutMs: Duration.toMillis(config.uploadTimeout),
-  apiKeySecret: Option.match(config.apiKeySecret, { onNone: () => "generated, kept in the database", onSome: () => "<redacted>" })
+  apiKeySecret: Option.match(config.apiKeySecret, { onNone: () => "generated, kept in the database", onSome: () => "<redacted>" }),
+  metricsToken: Option.match(config.metricsToken, { onNone: () => "unset: /metrics answers loopback only", onSome: () => "<redacted>" })
 })
 
 const redactUrl = (url: string) => {

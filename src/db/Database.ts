@@ -13,7 +13,11 @@ import * as DataDirLock from "./DataDirLock.ts"
 import * as PgliteClient from "./PgliteClient.ts"
 import init from "./migrations/0001_init.ts"
 
-const migrations = Migrator.fromRecord({ "0001_init": init })
+const migrationFiles = { "0001_init": init }
+const migrations = Migrator.fromRecord(migrationFiles)
+
+/** How many migrations this version has; `/readyz` checks they are all applied. */
+export const migrationCount = Object.keys(migrationFiles).length
 
 /** Replicas starting together serialise on the Migrator's table lock; the later one finds nothing to do. */
 const migrate = Migrator.make({})({ loader: migrations })

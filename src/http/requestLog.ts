@@ -5,7 +5,8 @@
  * or a body.
  */
 import { HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Clock, Context, Effect, Option, Ref } from "effect"
+import { Clock, Context, Effect, Metric, Option, Ref } from "effect"
+import { requests, requestSeconds } from "../metrics.ts"
 
 export interface RequestFacts {
   readonly errorKind?: string
@@ -25,6 +26,8 @@ export const note = (facts: RequestFacts) =>
 
 const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/
 
+const knownRoutes = new Set(["/api/describe", "/api/tokens", "/api/openapi.json", "/admin/commands", "/healthz", "/readyz", "/metrics"])
+
 export const requestLog = HttpMiddleware.make((app) =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -36,6 +39,10 @@ export const requestLog = HttpMiddleware.make((app) =>
       Effect.gen(function* () {
         const durationMs = (yield* Clock.currentTimeMillis) - start
         const route = new URL(request.url, "http://localhost").pathname
+        // Unknown paths share one label, so scanners cannot blow up the metric series.
+        const label = knownRoutes.has(route) ? route : "other"
+        yield* Metric.increment(Metric.tagged(Metric.tagged(requests, "route", label), "status", String(status)))
+        yield* Metric.update(Metric.tagged(requestSeconds, "route", label), durationMs / 1000)
         yield* Effect.logInfo("request").pipe(
           Effect.annotateLogs({ method: request.method, route, status, durationMs, ...(yield* Ref.get(notes)) })
         )

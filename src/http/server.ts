@@ -9,11 +9,16 @@ import { Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig } from "../config.ts"
 import * as DataDirLock from "../db/DataDirLock.ts"
 import { OperatorToken } from "./routes/admin.ts"
+import { Drain, DrainOnShutdown, trackInFlight } from "./drain.ts"
 import { requestLog } from "./requestLog.ts"
 import { router } from "./router.ts"
 
 /** The routes with one log line per request; tests serve exactly this. */
-export const serveRoutes = HttpServer.serve(router, requestLog)
+export const serveRoutes = HttpServer.serve(router, (app) => requestLog(trackInFlight(app))).pipe(
+  // Built after the server: on shutdown it waits for requests in flight before the server stops them.
+  (serve) => Layer.provideMerge(DrainOnShutdown, serve),
+  Layer.provide(Drain.layer)
+)
 
 /** What the server needs of Bun whatever the address; tests serve with the same. */
 export const serveOptions = {

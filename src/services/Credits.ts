@@ -5,9 +5,10 @@
  * can never charge a failure, charge twice, or lose a credit. A balance never goes below zero.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Clock, Effect, Option, Schema } from "effect"
+import { Clock, Effect, Metric, Option, Schema } from "effect"
 import { AccountNotFound, InvalidCommand, NoCreditLeft } from "../domain/errors.ts"
 import { LedgerEntry, Usage } from "../domain/models.ts"
+import { creditsCharged, reservationsOpen } from "../metrics.ts"
 import { Instance } from "./Instance.ts"
 
 /** How a request ended: 200 captures the reserved credit, anything else releases it. */
@@ -78,6 +79,7 @@ export class Credits extends Effect.Service<Credits>()("Credits", {
       }).pipe(
         sql.withTransaction,
         Effect.orDie,
+        Effect.tap(Option.match({ onNone: () => Effect.void, onSome: () => Metric.increment(reservationsOpen) })),
         Effect.flatMap(Option.match({ onNone: () => new NoCreditLeft(), onSome: Effect.succeed })),
         Effect.withSpan("Credits.reserve")
       )
@@ -104,7 +106,19 @@ export class Credits extends Effect.Service<Credits>()("Credits", {
           })}`
         }
         return Option.fromNullable(account?.credits)
-      }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("Credits.settle"))
+      }).pipe(
+        sql.withTransaction,
+        Effect.orDie,
+        Effect.tap(Option.match({
+          onNone: () => Effect.void,
+          onSome: () =>
+            Effect.zipRight(
+              Metric.incrementBy(reservationsOpen, -1),
+              outcome.status === 200 ? Metric.increment(creditsCharged) : Effect.void
+            )
+        })),
+        Effect.withSpan("Credits.settle")
+      )
 
     /**
      * Releases the reservations of service processes that are gone (crashed or killed), so their

@@ -3,7 +3,8 @@
  * vLLM, LM Studio, OpenRouter, Gemini...): one request per describe holding the prompt and the
  * image, a strict JSON answer, retries within one deadline. Recipes: `docs/model-endpoints.md`.
  */
-import { Clock, Config, Data, Effect, Either, Layer, Option, Redacted, Schedule, Schema } from "effect"
+import { Clock, Config, Data, Effect, Either, Layer, Metric, Option, Redacted, Schedule, Schema } from "effect"
+import { imageBytesToModel } from "../metrics.ts"
 import type { ConfigError } from "effect/ConfigError"
 import { APIError, OpenAI } from "openai"
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions"
@@ -267,6 +268,7 @@ export const make = (settings: OpenAiConfig): DescriberShape => {
     Effect.gen(function* () {
       const jpeg = yield* encodeJpeg(request.image)
       const dataUrl = `data:image/jpeg;base64,${jpeg.toString("base64")}`
+      yield* Metric.incrementBy(imageBytesToModel, jpeg.byteLength)
       const completion = requestCompletion(client, body(request, dataUrl), {
         model: settings.model,
         imageBytes: jpeg.byteLength

@@ -1,9 +1,6 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
-import { BunHttpServer } from "@effect/platform-bun"
-import { Effect, Layer, Option, Schema } from "effect"
-import { OperatorToken } from "../../src/http/routes/admin.ts"
-import { router } from "../../src/http/router.ts"
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { Effect, Option, Schema } from "effect"
 import { backends, pglite, postgresSkipReason, postgresUrl } from "../support/database.ts"
 import { getTokens, operatorToken, seen, serverWith } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
@@ -124,11 +121,7 @@ for (const backend of backends) {
 }
 
 /** As on PostgreSQL, where the service opens no admin route. */
-const closedRoute = HttpServer.serve(router).pipe(
-  Layer.provideMerge(BunHttpServer.layerTest),
-  Layer.provideMerge(servicesOn(pglite)),
-  Layer.provide(Layer.succeed(OperatorToken, Option.none()))
-)
+const closedRoute = serverWith(servicesOn(pglite), Option.none())
 
 layer(closedRoute, { excludeTestServices: true })("POST /admin/commands without an operator token", (it) => {
   it.effect("404 `Not found`, whatever the token", () =>

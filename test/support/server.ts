@@ -13,11 +13,15 @@ const testServer = HttpServer.layerTestClient.pipe(
   Layer.provideMerge(BunHttpServer.layer({ port: 0, hostname: "127.0.0.1", ...serveOptions }))
 )
 
-export const serverWith = <ROut, E, RIn>(services: Layer.Layer<ROut, E, RIn>) =>
+/** The app over `services`; the admin route takes `operator` (none: closed, as on PostgreSQL). */
+export const serverWith = <ROut, E, RIn>(
+  services: Layer.Layer<ROut, E, RIn>,
+  operator: Option.Option<Redacted.Redacted> = Option.some(Redacted.make(operatorToken))
+) =>
   serveRoutes.pipe(
     Layer.provideMerge(testServer),
     Layer.provideMerge(services),
-    Layer.provide(Layer.succeed(OperatorToken, Option.some(Redacted.make(operatorToken))))
+    Layer.provide(Layer.succeed(OperatorToken, operator))
   )
 
 /** Status, content type and parsed JSON body: what a client of the API sees. */

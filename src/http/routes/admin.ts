@@ -6,22 +6,16 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Context, Effect, Option, Redacted } from "effect"
 import { AdminCommand, describeAdminError, runCommand } from "../../cli/commands.ts"
 import { errorResponse, unexpected } from "../errors.ts"
+import { sameSecret } from "../sameSecret.ts"
 
 /** The token of the admin route; none when the route is closed (e.g. on PostgreSQL). */
 export class OperatorToken extends Context.Tag("OperatorToken")<OperatorToken, Option.Option<Redacted.Redacted>>() {}
-
-const sameToken = (given: string, expected: string) => {
-  const a = new TextEncoder().encode(given)
-  const b = new TextEncoder().encode(expected)
-  return a.length === b.length && crypto.timingSafeEqual(a, b)
-}
 
 export const admin = Effect.gen(function* () {
   const token = yield* OperatorToken
   const request = yield* HttpServerRequest.HttpServerRequest
   if (Option.isNone(token)) return errorResponse(404, "Not found")
-  const authorization = request.headers.authorization ?? ""
-  if (!authorization.startsWith("Bearer ") || !sameToken(authorization.slice("Bearer ".length), Redacted.value(token.value))) {
+  if (!sameSecret(request.headers.authorization ?? "", `Bearer ${Redacted.value(token.value)}`)) {
     return errorResponse(401, "Unauthorized")
   }
   const command = yield* HttpServerRequest.schemaBodyJson(AdminCommand)

@@ -5,7 +5,7 @@
  * (a client that disconnects interrupts the pipeline, and so releases it).
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Duration, Effect, Exit, Option } from "effect"
+import { Cause, Duration, Effect, Exit, Metric, Option } from "effect"
 import { AppConfig } from "../../config.ts"
 import { defaultFields, describeResultEntries } from "../../domain/describe.ts"
 import { contextUsed, keywordsUsed, languageUsed } from "../../domain/describeForm.ts"
@@ -21,6 +21,7 @@ import {
   UploadTimedOut
 } from "../../domain/errors.ts"
 import { limits } from "../../domain/limits.ts"
+import { imageBytesIn, imageSeconds, modelErrors, modelSeconds } from "../../metrics.ts"
 import { parseSchemaFields, schemaRule } from "../../domain/schemaFields.ts"
 import { ApiKeys } from "../../services/ApiKeys.ts"
 import { Credits } from "../../services/Credits.ts"
@@ -73,8 +74,11 @@ const describeUpload = (request: HttpServerRequest.HttpServerRequest) =>
       : yield* parseSchemaFields(form.schema.text)
 
     yield* note({ imageBytes: form.image.size })
+    yield* Metric.incrementBy(imageBytesIn, form.image.size)
     if (form.image.size > limits.imageBytes) return yield* new ImageTooLarge()
-    const image = yield* Effect.flatMap(Images, (images) => images.prepare(form.image!.bytes))
+    const image = yield* Effect.flatMap(Images, (images) => images.prepare(form.image!.bytes)).pipe(
+      Metric.trackDurationWith(imageSeconds, Duration.toSeconds)
+    )
 
     const [elapsed, result] = yield* Effect.flatMap(Describer, (describer) =>
       describer.describe({
@@ -83,7 +87,11 @@ const describeUpload = (request: HttpServerRequest.HttpServerRequest) =>
         keywords: keywordsUsed(form.keywords?.text),
         context: contextUsed(form.context?.text),
         language
-      })).pipe(Effect.timed)
+      })).pipe(
+        Effect.tapError((error) => Metric.increment(Metric.tagged(modelErrors, "kind", error._tag))),
+        Effect.timed
+      )
+    yield* Metric.update(modelSeconds, Duration.toSeconds(elapsed))
     yield* note({ modelLatencyMs: Math.round(Duration.toMillis(elapsed)) })
     return describeResultEntries(fields, result, form.schema !== undefined)
   })
@@ -111,19 +119,25 @@ const orderedJson = (entries: ReadonlyArray<readonly [string, string]>) =>
 /** Answers given before the body was read close the connection rather than drain the upload. */
 const unread = new Set<DescribeError["_tag"]>(["ApiKeyMissing", "KeyRejected", "NoCreditLeft", "RequestTooLarge", "UploadTimedOut"])
 
+/**
+ * Checks 2 to 7 once the caller is known: a credit held, then captured or released as the request
+ * ends. One pipeline for the API (a key) and the dashboard's Try it page (a session, no key).
+ */
+export const describeCharged = (request: HttpServerRequest.HttpServerRequest, accountId: string, keyId: string | null) =>
+  Effect.flatMap(Credits, (credits) =>
+    Effect.acquireUseRelease(
+      credits.reserve(accountId, keyId),
+      () => describeUpload(request),
+      (usageId, exit) =>
+        credits.settle(usageId, outcomeOf(exit)).pipe(
+          Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: (creditsAfter) => note({ creditsAfter }) }))
+        )
+    ))
+
 export const describe = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   const { account, key } = yield* authenticate(request.headers.authorization)
-  const credits = yield* Credits
-  const entries = yield* Effect.acquireUseRelease(
-    credits.reserve(account.id, key.id),
-    () => describeUpload(request),
-    (usageId, exit) =>
-      credits.settle(usageId, outcomeOf(exit)).pipe(
-        Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: (creditsAfter) => note({ creditsAfter }) }))
-      )
-  )
-  return orderedJson(entries)
+  return orderedJson(yield* describeCharged(request, account.id, key.id))
 }).pipe(
   Effect.catchAll((error) =>
     note({ errorKind: error._tag }).pipe(Effect.as(

@@ -1,0 +1,31 @@
+/**
+ * `/healthz`: the process answers. `/readyz`: it can serve (issue 7 §4): the database answers,
+ * every migration is applied, a describer is configured, and it is not shutting down.
+ */
+import { HttpServerResponse } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { Effect, Ref } from "effect"
+import { migrationCount } from "../../db/Database.ts"
+import { Describer } from "../../services/Describer.ts"
+import { Drain } from "../drain.ts"
+
+export const healthz = Effect.succeed(HttpServerResponse.unsafeJson({ status: "ok" }))
+
+export const readyz = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const describer = yield* Describer
+  const { draining } = yield* Drain
+  const applied = yield* sql<{ applied: number }>`SELECT count(*)::int AS applied FROM effect_sql_migrations`.pipe(
+    Effect.map(([row]) => row?.applied ?? 0),
+    Effect.timeout("2 seconds"),
+    Effect.option
+  )
+  const checks = {
+    database: applied._tag === "Some" ? "ok" : "unreachable",
+    migrations: applied._tag === "Some" && applied.value >= migrationCount ? "applied" : "pending",
+    describer: describer.name,
+    shuttingDown: yield* Ref.get(draining)
+  }
+  const ready = checks.database === "ok" && checks.migrations === "applied" && !checks.shuttingDown
+  return HttpServerResponse.unsafeJson({ status: ready ? "ready" : "not ready", ...checks }, { status: ready ? 200 : 503 })
+})

@@ -1,0 +1,25 @@
+/**
+ * `GET /metrics` in Prometheus text format (issue 7 §2). Guarded: with `METRICS_TOKEN` set, a
+ * scraper sends it as a Bearer token; without, only this machine (loopback) may read it.
+ */
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Metric, Option, Redacted } from "effect"
+import { AppConfig } from "../../config.ts"
+import { errorResponse } from "../errors.ts"
+import { renderPrometheus } from "../prometheus.ts"
+import { sameSecret } from "../sameSecret.ts"
+
+const loopback = (address: string) => address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.")
+
+export const metrics = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const { metricsToken } = yield* AppConfig
+  const allowed = Option.match(metricsToken, {
+    onNone: () => Option.exists(request.remoteAddress, loopback),
+    onSome: (token) => sameSecret(request.headers.authorization ?? "", `Bearer ${Redacted.value(token)}`)
+  })
+  if (!allowed) return errorResponse(401, "Unauthorized")
+  return HttpServerResponse.text(renderPrometheus(yield* Metric.snapshot), {
+    contentType: "text/plain; version=0.0.4; charset=utf-8"
+  })
+})

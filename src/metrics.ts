@@ -1,0 +1,15 @@
+/** What `/metrics` exposes (issue 7 §2), as Effect metrics updated where things happen. */
+import { Metric, MetricBoundaries } from "effect"
+
+/** Seconds, from 5 ms to about 80 s. */
+const latency = MetricBoundaries.exponential({ start: 0.005, factor: 2, count: 15 })
+
+export const requests = Metric.counter("http_requests_total", { description: "Requests answered, by route and status" })
+export const requestSeconds = Metric.histogram("http_request_duration_seconds", latency, "Time to answer, by route")
+export const imageSeconds = Metric.histogram("image_prepare_duration_seconds", latency, "Time to check, decode and scale an upload")
+export const modelSeconds = Metric.histogram("model_duration_seconds", latency, "Time the describer took")
+export const creditsCharged = Metric.counter("credits_charged_total", { description: "Credits used by successful requests" })
+export const reservationsOpen = Metric.gauge("credit_reservations_open", { description: "Credits held by requests in flight" })
+export const imageBytesIn = Metric.counter("image_bytes_in_total", { description: "Bytes of uploaded images" })
+export const imageBytesToModel = Metric.counter("model_image_bytes_sent_total", { description: "Bytes of images sent to the model" })
+export const modelErrors = Metric.counter("model_errors_total", { description: "Describer failures, by kind" })

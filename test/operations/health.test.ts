@@ -1,0 +1,53 @@
+import { describe, expect, it, layer } from "@effect/vitest"
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { Effect, Option, Redacted } from "effect"
+import { pglite, pgliteWith } from "../support/database.ts"
+import { customer, jpeg, postDescribe } from "../support/describe.ts"
+import { getTokens, seen, serverWith } from "../support/server.ts"
+import { servicesOn } from "../support/services.ts"
+
+const get = (path: string, token?: string) =>
+  Effect.flatMap(HttpClient.HttpClient, (client) =>
+    client.execute(HttpClientRequest.get(path).pipe(token ? HttpClientRequest.bearerToken(token) : (r) => r))
+  ).pipe(Effect.orDie)
+
+layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("health and metrics", (it) => {
+  it.effect("/healthz answers while the process lives; /readyz reports database, migrations and describer", () =>
+    Effect.gen(function* () {
+      expect(yield* Effect.flatMap(get("/healthz"), seen)).toEqual({ status: 200, contentType: "application/json", body: { status: "ok" } })
+      expect(yield* Effect.flatMap(get("/readyz"), seen)).toEqual({
+        status: 200,
+        contentType: "application/json",
+        body: { status: "ready", database: "ok", migrations: "applied", describer: "scripted", shuttingDown: false }
+      })
+    }))
+
+  it.effect("/metrics exposes requests by route and status, latencies and credits charged, to loopback", () =>
+    Effect.gen(function* () {
+      const c = yield* customer(2)
+      expect((yield* postDescribe({ image: jpeg }, c.token)).status).toBe(200)
+      yield* getTokens("not-a-key")
+      const response = yield* get("/metrics")
+      expect(response.status).toBe(200)
+      expect(response.headers["content-type"]).toBe("text/plain; version=0.0.4; charset=utf-8")
+      const text = yield* response.text.pipe(Effect.orDie)
+      const sample = (series: string) => Number(new RegExp(`^${series.replace(/[.*+?^${}()|[\]\\/"]/g, "\\$&")} (\\S+)$`, "m").exec(text)?.[1])
+      expect(sample('http_requests_total{route="/api/describe",status="200"}')).toBeGreaterThanOrEqual(1)
+      expect(sample('http_requests_total{route="/api/tokens",status="401"}')).toBeGreaterThanOrEqual(1)
+      expect(sample("credits_charged_total")).toBeGreaterThanOrEqual(1)
+      expect(sample('http_request_duration_seconds_bucket{route="/api/describe",le="+Inf"}')).toBeGreaterThanOrEqual(1)
+      expect(sample("image_prepare_duration_seconds_count")).toBeGreaterThanOrEqual(1)
+      expect(sample("image_bytes_in_total")).toBeGreaterThanOrEqual(jpeg.length)
+      expect(text).toContain("# TYPE model_duration_seconds histogram")
+      expect(text).toContain("# TYPE credit_reservations_open gauge")
+    }))
+})
+
+describe("/metrics with METRICS_TOKEN", () => {
+  it.live("refuses a scraper without the token, even on loopback", () =>
+    Effect.gen(function* () {
+      expect((yield* get("/metrics")).status).toBe(401)
+      expect((yield* get("/metrics", "wrong")).status).toBe(401)
+      expect((yield* get("/metrics", "scrape-secret")).status).toBe(200)
+    }).pipe(Effect.provide(serverWith(servicesOn(pgliteWith({ metricsToken: Option.some(Redacted.make("scrape-secret")) }))))))
+})

@@ -1,0 +1,61 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Fiber } from "effect"
+import { jpeg } from "../support/describe.ts"
+import { answerRequested, delayed, eventually, fakeOpenAi } from "../support/fakeOpenAi.ts"
+import { cliOk, getTokens, startService, tempDataDir } from "../support/process.ts"
+
+const timeout = 90_000
+
+/** An account with 2 credits and a key, made with the operator CLI. */
+const accountWithKey = (env: Record<string, string>) =>
+  Effect.gen(function* () {
+    const account = JSON.parse(yield* cliOk(env, "account", "create", "--name", "Shop", "--credits", "2")) as { id: string }
+    const key = JSON.parse(yield* cliOk(env, "key", "create", account.id)) as { key: string }
+    return key.key
+  })
+
+const describeUpload = (url: string, key: string) =>
+  Effect.promise(async () => {
+    const form = new FormData()
+    form.append("image", new Blob([jpeg]), "photo.jpg")
+    try {
+      const response = await fetch(`${url}/api/describe`, { method: "POST", body: form, headers: { authorization: `Bearer ${key}` } })
+      return { status: response.status }
+    } catch {
+      return { status: "connection closed" as const }
+    }
+  })
+
+const creditsOf = (url: string, key: string) =>
+  getTokens(url, key).pipe(Effect.map(({ body }) => (body as { user: { credits: number } }).user.credits))
+
+describe("graceful shutdown on SIGTERM", () => {
+  it.scopedLive("a request in flight finishes and is charged; the process then exits cleanly", () =>
+    Effect.gen(function* () {
+      const model = yield* fakeOpenAi([delayed(1500, answerRequested)])
+      const env = { DATA_DIR: yield* tempDataDir, OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "test", SHUTDOWN_TIMEOUT_MS: "20000" }
+      const service = yield* startService(env)
+      const key = yield* accountWithKey(env)
+      const request = yield* Effect.fork(describeUpload(service.url, key))
+      yield* eventually(() => model.received.length === 1)
+      const ended = yield* service.stop("SIGTERM")
+      expect(yield* Fiber.join(request)).toEqual({ status: 200 })
+      expect(ended.exitCode).toBe(0)
+      const again = yield* startService(env)
+      expect(yield* creditsOf(again.url, key)).toBe(1)
+    }), timeout)
+
+  it.scopedLive("past the deadline the request is stopped and its credit released", () =>
+    Effect.gen(function* () {
+      const model = yield* fakeOpenAi([delayed(10_000, answerRequested)])
+      const env = { DATA_DIR: yield* tempDataDir, OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "test", SHUTDOWN_TIMEOUT_MS: "300" }
+      const service = yield* startService(env)
+      const key = yield* accountWithKey(env)
+      const request = yield* Effect.fork(describeUpload(service.url, key))
+      yield* eventually(() => model.received.length === 1)
+      yield* service.stop("SIGTERM")
+      expect((yield* Fiber.join(request)).status).not.toBe(200)
+      const again = yield* startService(env)
+      expect(yield* creditsOf(again.url, key)).toBe(2)
+    }), timeout)
+})
