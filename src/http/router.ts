@@ -1,7 +1,6 @@
 /** Every route of the service, and the JSON 404 for the rest. */
 import { HttpRouter } from "@effect/platform"
 import { Effect } from "effect"
-import { dashboard } from "../dashboard/router.ts"
 import { errorResponse } from "./errors.ts"
 import { admin } from "./routes/admin.ts"
 import { describe } from "./routes/describe.ts"
@@ -16,6 +15,5 @@ export const router = HttpRouter.empty.pipe(
   HttpRouter.get("/healthz", healthz),
   HttpRouter.get("/readyz", readyz),
   HttpRouter.get("/metrics", metrics),
-  HttpRouter.mount("/dashboard", dashboard),
   HttpRouter.all("*", Effect.succeed(errorResponse(404, "Not found")))
 )
