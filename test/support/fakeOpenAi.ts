@@ -3,10 +3,10 @@
  * reaches it through `OPENAI_BASE_URL`, every request it gets is recorded, every answer scripted.
  * Shared by the adapter tests and the HTTP tests that run the whole app against it.
  */
-import { ConfigProvider, Effect, Layer, Schedule, Schema } from "effect"
+import { ConfigProvider, Effect, Layer, Option, Schedule, Schema } from "effect"
 
-/** One scripted answer; `signal` aborts when the client goes away. */
-export type Reply = (signal: AbortSignal) => Response | Promise<Response>
+/** One scripted answer; `signal` aborts when the client goes away; `body` is the request's JSON. */
+export type Reply = (signal: AbortSignal, body: unknown) => Response | Promise<Response>
 
 export interface Received {
   readonly method: string
@@ -42,9 +42,9 @@ export const refusal: Reply = () => Response.json(completionBody(null, "stop", "
 export const status = (code: number): Reply => () =>
   Response.json({ error: { message: `scripted failure ${code}`, type: "server_error", code: null } }, { status: code })
 /** Answers after `ms`, or gives up when the client goes away. */
-export const delayed = (ms: number, reply: Reply): Reply => (signal) =>
+export const delayed = (ms: number, reply: Reply): Reply => (signal, body) =>
   new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(reply(signal)), ms)
+    const timer = setTimeout(() => resolve(reply(signal, body)), ms)
     signal.addEventListener("abort", () => {
       clearTimeout(timer)
       resolve(new Response(null, { status: 499 }))
@@ -52,6 +52,21 @@ export const delayed = (ms: number, reply: Reply): Reply => (signal) =>
   })
 /** Holds the answer for a minute: longer than any test waits. */
 export const hanging: Reply = delayed(60_000, status(500))
+
+const StrictSchema = Schema.Struct({
+  response_format: Schema.Struct({ json_schema: Schema.Struct({ schema: Schema.Struct({ required: Schema.Array(Schema.String) }) }) })
+})
+
+/** The field names a request asks for, in its order (from its strict JSON schema); none if it has none. */
+export const requestedFields = (body: unknown): ReadonlyArray<string> =>
+  Option.match(Schema.decodeUnknownOption(StrictSchema)(body), {
+    onNone: () => [],
+    onSome: (request) => request.response_format.json_schema.schema.required
+  })
+
+/** Answers whatever fields are asked for, each with `"<field> from the fake model"`. */
+export const answerRequested: Reply = (_signal, body) =>
+  Response.json(completionBody(JSON.stringify(Object.fromEntries(requestedFields(body).map((f) => [f, `${f} from the fake model`])))))
 
 /** A local server speaking POST /v1/chat/completions; the last reply repeats; closed with the scope. */
 export const fakeOpenAi = (replies: ReadonlyArray<Reply> = []) =>
@@ -73,7 +88,7 @@ export const fakeOpenAi = (replies: ReadonlyArray<Reply> = []) =>
           const body: unknown = await request.json()
           received.push({ method: request.method, path: new URL(request.url).pathname, headers: request.headers, body })
           const reply = current[Math.min(received.length, current.length) - 1] ?? status(500)
-          const response = await reply(request.signal)
+          const response = await reply(request.signal, body)
           replied = true
           return response
         }

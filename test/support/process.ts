@@ -138,6 +138,9 @@ export const getTokens = (baseUrl: string, key: string) =>
 
 export interface Service {
   readonly url: string
+  readonly pid: number
+  /** True while the process has not exited. */
+  readonly running: Effect.Effect<boolean>
   /** Sends `signal` and waits for the exit (killed after 30 s): what the process printed, how it ended. */
   readonly stop: (signal: "SIGTERM" | "SIGKILL") => Effect.Effect<Finished>
 }
@@ -173,5 +176,15 @@ export const startService = (env: Env, host = "127.0.0.1") =>
         Effect.zipRight(finished(running)),
         bounded(`service stop (${signal})`, "30 seconds")
       )
-    return { url, stop } satisfies Service
+    const alive = Effect.sync(() => running.child.exitCode === null && running.child.signalCode === null)
+    return { url, pid: running.child.pid, running: alive, stop } satisfies Service
   })
+
+/** A process's resident memory now and at its peak so far, in bytes (Linux `/proc/PID/status`). */
+export const processMemory = (pid: number) =>
+  Effect.promise(() => fs.readFile(`/proc/${pid}/status`, "utf8")).pipe(
+    Effect.map((status) => {
+      const kB = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, "m").exec(status)?.[1] ?? Number.NaN) * 1024
+      return { rssBytes: kB("VmRSS"), peakBytes: kB("VmHWM") }
+    })
+  )
