@@ -21,13 +21,18 @@ const respond = <E extends { readonly _tag: string }>(responses: Responses<E>) =
   errorResponse(...lookup(responses)(error))
 
 /** §7.2, `GET /api/tokens`. */
-export const tokensError = respond<ApiKeyError>({
+const tokensResponses: Responses<ApiKeyError> = {
   ApiKeyMissing: () => [401, "Missing or invalid authentication token"],
   ApiKeyInvalid: () => [401, "Invalid or expired token"],
   ApiKeyMalformed: () => [400, "Malformed token: missing userId"],
   ApiKeyRevoked: () => [401, "Unauthorized, invalid token"],
   AccountNotFound: () => [404, "User not found"]
-})
+}
+
+export const tokensError = respond(tokensResponses)
+
+/** The status and message of a `/tokens` failure (for the OpenAPI document). */
+export const tokensFailure = lookup(tokensResponses)
 
 export const answerTooLong =
   "Invalid schema: the requested fields need a longer answer than the API can return (about 1,500 words for all fields together), ask for fewer or shorter fields"
@@ -57,6 +62,9 @@ export const describeError = respond(describeResponses)
 
 /** The status a describe failure is answered with, as recorded in its usage row. */
 export const describeStatus = (error: DescribeError) => lookup(describeResponses)(error)[0]
+
+/** The status and message of a describe failure (for the OpenAPI document and the dashboard). */
+export const describeFailure = lookup(describeResponses)
 
 /** A defect or an interruption: logged with its cause, answered with the endpoint's generic 500. */
 export const unexpected = (message: string) => (cause: Cause.Cause<unknown>) =>

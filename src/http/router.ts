@@ -1,7 +1,9 @@
 /** Every route of the service, and the JSON 404 for the rest. */
-import { HttpRouter } from "@effect/platform"
+import { HttpRouter, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
+import { apiReferencePage } from "./apiReference.ts"
 import { errorResponse } from "./errors.ts"
+import { openApiDocument } from "./openapi.ts"
 import { admin } from "./routes/admin.ts"
 import { describe } from "./routes/describe.ts"
 import { healthz, readyz } from "./routes/health.ts"
@@ -15,5 +17,7 @@ export const router = HttpRouter.empty.pipe(
   HttpRouter.get("/healthz", healthz),
   HttpRouter.get("/readyz", readyz),
   HttpRouter.get("/metrics", metrics),
+  HttpRouter.get("/api/openapi.json", Effect.succeed(HttpServerResponse.unsafeJson(openApiDocument))),
+  HttpRouter.get("/api/docs", Effect.sync(() => HttpServerResponse.html(apiReferencePage()))),
   HttpRouter.all("*", Effect.succeed(errorResponse(404, "Not found")))
 )

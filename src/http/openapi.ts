@@ -1,0 +1,178 @@
+/**
+ * The OpenAPI 3.1 document of the public API (issue 7 §5), served at `/api/openapi.json`. Every
+ * error message comes from the same tables that answer requests (`errors.ts`), so the document
+ * cannot drift from the responses.
+ */
+import { schemaRule } from "../domain/schemaFields.ts"
+import {
+  AccountNotFound,
+  AnswerTooLong,
+  ApiKeyInvalid,
+  ApiKeyMalformed,
+  ApiKeyMissing,
+  ApiKeyRevoked,
+  GenerationFailed,
+  ImageTooLarge,
+  ImageTooManyPixels,
+  InvalidImageFile,
+  InvalidSchema,
+  KeyRejected,
+  LanguageTooLong,
+  NoCreditLeft,
+  NoFileUploaded,
+  NotMultipart,
+  RequestTooLarge
+} from "../domain/errors.ts"
+import type { ApiKeyError, DescribeError } from "../domain/errors.ts"
+import { limits } from "../domain/limits.ts"
+import { maxMegapixels } from "../services/Images.ts"
+import { describeFailure, tokensFailure } from "./errors.ts"
+
+/** One of each failure; `ImageProcessingFailed` carries a cause and is documented by its prefix. */
+const describeFailures: ReadonlyArray<DescribeError> = [
+  new ApiKeyMissing(), new KeyRejected(), new NoCreditLeft(), new RequestTooLarge(), new NotMultipart(),
+  new NoFileUploaded(), new LanguageTooLong(),
+  ...Object.values(schemaRule).map((reason) => new InvalidSchema({ reason })),
+  new InvalidImageFile(), new ImageTooLarge(), new ImageTooManyPixels({ maxMegapixels }), new AnswerTooLong(),
+  new GenerationFailed({ reason: "failed" })
+]
+
+const tokensFailures: ReadonlyArray<ApiKeyError> = [
+  new ApiKeyMissing(), new ApiKeyInvalid(), new ApiKeyMalformed(), new ApiKeyRevoked(), new AccountNotFound()
+]
+
+const errorBody = (messages: ReadonlyArray<string>, patterns: ReadonlyArray<string> = []) => ({
+  type: "object",
+  required: ["error"],
+  additionalProperties: false,
+  properties: {
+    error: {
+      type: "string",
+      anyOf: [...(messages.length > 0 ? [{ enum: [...new Set(messages)] }] : []), ...patterns.map((pattern) => ({ pattern }))]
+    }
+  }
+})
+
+const statusText: Record<number, string> = {
+  400: "Bad request: not retried unchanged (§7.3)",
+  401: "Unauthorized",
+  404: "Not found",
+  413: "Payload too large",
+  500: "Server error: may be retried after a short wait, never charged (§7.3)"
+}
+
+/** Responses grouped by status, each listing its exact messages (§7). */
+const errorResponses = (failures: ReadonlyArray<readonly [number, string]>, patterns: Record<number, ReadonlyArray<string>>) => {
+  const statuses = [...new Set([...failures.map(([status]) => status), ...Object.keys(patterns).map(Number)])].sort()
+  return Object.fromEntries(statuses.map((status) => [String(status), {
+    description: statusText[status] ?? String(status),
+    content: {
+      "application/json": {
+        schema: errorBody(failures.filter(([s]) => s === status).map(([, message]) => message), patterns[status] ?? [])
+      }
+    }
+  }]))
+}
+
+const isoDate = { type: "string", format: "date-time" }
+const nullableDate = { type: ["string", "null"], format: "date-time" }
+
+const accountStatus = {
+  type: "object",
+  required: ["subscription", "token", "user", "success"],
+  properties: {
+    subscription: {
+      oneOf: [
+        { type: "object", required: ["isSubscribed"], additionalProperties: false, properties: { isSubscribed: { const: false } } },
+        {
+          type: "object",
+          required: ["isSubscribed", "plan", "status", "statusFormatted", "renewsAt", "endsAt"],
+          properties: {
+            isSubscribed: { const: true },
+            plan: { type: "object", required: ["name", "description"], properties: { name: { type: "string" }, description: { type: "string", description: "HTML" } } },
+            status: { type: "string", examples: ["active"] },
+            statusFormatted: { type: "string", examples: ["Active"] },
+            renewsAt: nullableDate,
+            endsAt: nullableDate
+          }
+        }
+      ]
+    },
+    token: {
+      type: "object",
+      required: ["name", "createdAt", "expiredAt"],
+      properties: { name: { type: ["string", "null"] }, createdAt: isoDate, expiredAt: isoDate }
+    },
+    user: {
+      type: "object",
+      required: ["credits", "id", "registeredAt", "name", "email"],
+      properties: {
+        credits: { type: "number", description: "The balance to rely on: credits never expire" },
+        id: { type: "string" },
+        registeredAt: isoDate,
+        name: { type: "string", description: "The key's name, or `User`" },
+        email: { const: "Not available" }
+      }
+    },
+    success: { const: true }
+  }
+}
+
+const describeResult = {
+  type: "object",
+  description: "Without a schema: title, alternativeText, caption and alt_text (a copy of alternativeText). With a schema: exactly its keys.",
+  additionalProperties: { type: "string" },
+  examples: [{ title: "…", alternativeText: "…", caption: "…", alt_text: "…" }]
+}
+
+export const openApiDocument = {
+  openapi: "3.1.0",
+  info: {
+    title: "Image metadata API",
+    version: "1",
+    description: "Upload an image; get a title, alternative text, caption or any fields you ask for, in the language you ask for. Send requests from servers, never from browser code."
+  },
+  components: {
+    securitySchemes: { apiKey: { type: "http", scheme: "bearer", description: "An API key from the dashboard" } }
+  },
+  security: [{ apiKey: [] }],
+  paths: {
+    "/api/describe": {
+      post: {
+        summary: "Describe an image (1 credit on success, none on failure)",
+        description: "Checks, in order: the key, the credits, the body size (refused before reading above 11 MB), the form, the schema, the image, the generation.",
+        requestBody: {
+          required: true,
+          content: {
+            "multipart/form-data": {
+              schema: {
+                type: "object",
+                required: ["image"],
+                properties: {
+                  image: { type: "string", format: "binary", description: `JPEG, PNG, WebP or GIF, at most ${limits.imageBytes / 1024 / 1024} MB; the format is read from the content` },
+                  schema: { type: "string", description: `JSON object of field name -> description; at most ${limits.schemaFields} fields, names up to ${limits.fieldNameLength} characters, descriptions up to ${limits.fieldDescriptionLength}` },
+                  keywords: { type: "string", description: `Comma-separated; the first ${limits.keywordsLength} characters are used` },
+                  context: { type: "string", description: `Free text; the first ${limits.contextLength} characters are used` },
+                  language: { type: "string", maxLength: limits.languageLength, default: "en", description: "A code (`en`, `pt-BR`) or a name (`French`)" }
+                }
+              }
+            }
+          }
+        },
+        responses: {
+          "200": { description: "The describe result", content: { "application/json": { schema: describeResult } } },
+          ...errorResponses(describeFailures.map(describeFailure), { 500: ["^Image processing failed: .+"] })
+        }
+      }
+    },
+    "/api/tokens": {
+      get: {
+        summary: "Check a key and read the balance (no credit used)",
+        responses: {
+          "200": { description: "The account status", content: { "application/json": { schema: accountStatus } } },
+          ...errorResponses(tokensFailures.map(tokensFailure), { 500: ["^Server error$"] })
+        }
+      }
+    }
+  }
+} as const

@@ -1,0 +1,79 @@
+import { expect, layer } from "@effect/vitest"
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { Effect } from "effect"
+import { openApiDocument } from "../../src/http/openapi.ts"
+import { Accounts } from "../../src/services/Accounts.ts"
+import { ApiKeys } from "../../src/services/ApiKeys.ts"
+import { pglite } from "../support/database.ts"
+import { customer, jpeg, png, postDescribe } from "../support/describe.ts"
+import { problems } from "../support/jsonSchema.ts"
+import { getTokens, serverWith } from "../support/server.ts"
+import { servicesOn } from "../support/services.ts"
+
+type Documented = { readonly responses: Record<string, { readonly content: Record<string, { readonly schema: object }> }> }
+
+/** The problems of a real response against what the document says of it. */
+const conformance = (path: "/api/describe" | "/api/tokens", seen: { readonly status: number; readonly body: unknown }) => {
+  const operation = Object.values(openApiDocument.paths[path])[0] as unknown as Documented
+  const response = operation.responses[String(seen.status)]
+  if (response === undefined) return [`${path}: status ${seen.status} is not documented`]
+  return problems(response.content["application/json"]!.schema, seen.body).map((p) => `${path} ${seen.status} ${p}`)
+}
+
+layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("the OpenAPI document", (it) => {
+  it.effect("is served at /api/openapi.json and describes both endpoints", () =>
+    Effect.gen(function* () {
+      const response = yield* Effect.flatMap(HttpClient.HttpClient, (c) => c.execute(HttpClientRequest.get("/api/openapi.json")))
+      expect(response.status).toBe(200)
+      const document = (yield* response.json) as typeof openApiDocument
+      expect(document.openapi).toBe("3.1.0")
+      expect(Object.keys(document.paths)).toEqual(["/api/describe", "/api/tokens"])
+    }))
+
+  it.effect("matches the real responses of both endpoints, success and every kind of error", () =>
+    Effect.gen(function* () {
+      const c = yield* customer(3)
+      const broke = yield* customer(0)
+      const answers = [
+        yield* postDescribe({ image: jpeg }, c.token),
+        yield* postDescribe({ image: png, schema: '{"tags":"Tags"}' }, c.token),
+        yield* postDescribe({ image: jpeg }),
+        yield* postDescribe({ image: jpeg }, "nope"),
+        yield* postDescribe({ image: jpeg }, broke.token),
+        yield* postDescribe({ keywords: "x" }, c.token),
+        yield* postDescribe({ image: jpeg, language: "x".repeat(65) }, c.token),
+        yield* postDescribe({ image: jpeg, schema: "{" }, c.token),
+        yield* postDescribe({ image: jpeg, schema: '{"__proto__":"x"}' }, c.token),
+        yield* postDescribe({ image: "text" }, c.token),
+        yield* postDescribe({ image: png.slice(0, png.length - 30) }, c.token)
+      ]
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 401, 401, 401, 400, 400, 400, 400, 400, 500])
+      expect(answers.flatMap((a) => conformance("/api/describe", a))).toEqual([])
+
+      const { key, token } = yield* Effect.flatMap(ApiKeys, (k) => k.create(c.accountId, { expiredAt: new Date(Date.now() + 864e5) }))
+      const tokens = [yield* getTokens(c.token), yield* getTokens(), yield* getTokens("x.y.z")]
+      yield* Effect.flatMap(ApiKeys, (k) => k.remove(key.id))
+      tokens.push(yield* getTokens(token))
+      yield* Effect.flatMap(Accounts, (a) => a.remove(broke.accountId))
+      tokens.push(yield* getTokens(broke.token))
+      expect(tokens.map((t) => t.status)).toEqual([200, 401, 401, 401, 404])
+      expect(tokens.flatMap((t) => conformance("/api/tokens", t))).toEqual([])
+    }))
+
+  it.effect("has a readable reference page listing every error message of the spec", () =>
+    Effect.gen(function* () {
+      const response = yield* Effect.flatMap(HttpClient.HttpClient, (c) => c.execute(HttpClientRequest.get("/api/docs")))
+      expect(response.headers["content-type"]).toContain("text/html")
+      const page = yield* response.text
+      for (const message of [
+        "Bad Request, the body must be multipart/form-data", "Bad Request, No file uploaded", "Bad Request, Invalid image file",
+        "Invalid schema: at most 20 fields are allowed", "Invalid schema: field names must be at most 64 characters",
+        "Invalid schema: field descriptions must be at most 1000 characters", "Invalid schema: &quot;__proto__&quot; is not allowed as a field name",
+        "Unauthorized, missing Authorization header", "Unauthorized, invalid token", "Unauthorized, no credit left",
+        "Image too large: the maximum is 10 MB", "Internal Server Error", "Malformed token: missing userId",
+        "Missing or invalid authentication token", "Invalid or expired token", "User not found"
+      ]) {
+        expect(page, message).toContain(message)
+      }
+    }))
+})
