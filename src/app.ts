@@ -1,5 +1,5 @@
 /** The one place the application is composed: configuration, database, services, server. */
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schedule } from "effect"
 import { AppConfig, logSummary } from "./config.ts"
 import * as Database from "./db/Database.ts"
 import { ServerLive } from "./http/server.ts"
@@ -16,13 +16,24 @@ export const ServicesLive = Layer.mergeAll(Accounts.Default, ApiKeys.Default, Cr
   Layer.provideMerge(Instance.layer)
 )
 
-/** Start-up work: print the configuration and describer once; give back credits held by dead processes. */
-const StartUp = Layer.effectDiscard(
+/**
+ * Start-up work: print the configuration and describer once. Then, at start and every minute,
+ * give back the credits held by requests of processes that are gone (a crash, a killed replica).
+ */
+const StartUp = Layer.scopedDiscard(
   Effect.gen(function* () {
     yield* logSummary
     yield* Effect.logInfo("describer", (yield* Describer).name)
-    const released = yield* Effect.flatMap(Credits, (credits) => credits.releaseAbandoned)
-    if (released > 0) yield* Effect.logWarning("released credits held by requests of a stopped process", { released })
+    const credits = yield* Credits
+    const sweep = credits.releaseAbandoned.pipe(
+      Effect.tap((released) =>
+        released > 0 ? Effect.logWarning("released credits held by requests of a stopped process", { released }) : Effect.void
+      ),
+      // A database outage must not end the sweeping; the next round tries again.
+      Effect.catchAllCause((cause) => Effect.logWarning("could not release abandoned reservations", cause))
+    )
+    yield* sweep
+    yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced("1 minute")))
   })
 )
 
