@@ -32,7 +32,6 @@ const StartUp = Layer.scopedDiscard(
       // A database outage must not end the sweeping; the next round tries again.
       Effect.catchAllCause((cause) => Effect.logWarning("could not release abandoned reservations", cause))
     )
-    yield* sweep
     yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced("1 minute")))
   })
 )
