@@ -10,9 +10,14 @@ import { Describer } from "./services/Describer.ts"
 import * as DescriberLive from "./services/DescriberLive.ts"
 import { Images } from "./services/Images.ts"
 import { Instance } from "./services/Instance.ts"
+import { Sessions } from "./services/Sessions.ts"
+import { UsageReport } from "./services/UsageReport.ts"
+import { Users } from "./services/Users.ts"
 
 /** The services over a database client (the CLI uses these alone). */
-export const ServicesLive = Layer.mergeAll(Accounts.Default, ApiKeys.Default, Credits.Default).pipe(
+export const ServicesLive = Layer.mergeAll(
+  Accounts.Default, ApiKeys.Default, Credits.Default, Users.Default, Sessions.Default, UsageReport.Default
+).pipe(
   Layer.provideMerge(Instance.layer)
 )
 

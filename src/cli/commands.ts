@@ -4,6 +4,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Schema } from "effect"
+import { normaliseEmail } from "../domain/credentials.ts"
 import { InvalidCommand } from "../domain/errors.ts"
 import type { AccountNotFound, KeyNotFound } from "../domain/errors.ts"
 import { Subscription } from "../domain/models.ts"
@@ -11,6 +12,7 @@ import type { ApiKey } from "../domain/models.ts"
 import { Accounts } from "../services/Accounts.ts"
 import { ApiKeys } from "../services/ApiKeys.ts"
 import { Credits } from "../services/Credits.ts"
+import { Users } from "../services/Users.ts"
 
 const Id = Schema.String
 const WholeNumber = Schema.Int
@@ -19,6 +21,11 @@ export const AdminCommand = Schema.Union(
   Schema.TaggedStruct("AccountCreate", {
     name: Schema.NonEmptyTrimmedString,
     email: Schema.optional(Schema.String),
+    credits: Schema.optional(Schema.NonNegativeInt)
+  }),
+  Schema.TaggedStruct("AccountInvite", {
+    email: Schema.String,
+    name: Schema.NonEmptyTrimmedString,
     credits: Schema.optional(Schema.NonNegativeInt)
   }),
   Schema.TaggedStruct("AccountDelete", { accountId: Id }),
@@ -69,6 +76,41 @@ const keyView = (key: ApiKey, now: number) => ({
   status: key.expiredAt.getTime() > now ? "active" : "expired"
 })
 
+/**
+ * A new account, its credits, and a dashboard invitation for `email` (issue 5 §1), all or nothing.
+ * Prints the one-time token once, with the dashboard path that accepts it.
+ */
+const invite = (command: Extract<AdminCommand, { readonly _tag: "AccountInvite" }>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const users = yield* Users
+    return yield* Effect.gen(function* () {
+      const account = yield* Effect.flatMap(Accounts, (accounts) => accounts.create({ name: command.name, email: normaliseEmail(command.email) }))
+      const initial = command.credits ?? 0
+      const balance = initial > 0 ? yield* Effect.flatMap(Credits, (credits) => credits.grant(account.id, initial, "initial credits")) : 0
+      const invitation = yield* users.invite(account.id, command.email)
+      return {
+        id: account.id,
+        name: account.name,
+        email: invitation.user.email,
+        registeredAt: account.registeredAt.toISOString(),
+        credits: balance,
+        invitation: {
+          token: invitation.token,
+          path: `/dashboard/invitation?token=${invitation.token}`,
+          expiresAt: invitation.expiresAt.toISOString()
+        }
+      }
+    }).pipe(
+      Effect.catchTags({
+        FormInvalid: (invalid) => new InvalidCommand({ message: `--email: ${invalid.message}` }),
+        EmailTaken: () => new InvalidCommand({ message: "a dashboard user with this e-mail address exists already" })
+      }),
+      sql.withTransaction,
+      Effect.catchTag("SqlError", Effect.die)
+    )
+  })
+
 /** Runs one command; the result is the JSON the CLI prints. */
 export const runCommand = (command: AdminCommand) =>
   Effect.gen(function* () {
@@ -85,6 +127,8 @@ export const runCommand = (command: AdminCommand) =>
           return { id: account.id, name: account.name, email: account.email, registeredAt: account.registeredAt.toISOString(), credits: balance }
         }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
       }
+      case "AccountInvite":
+        return yield* invite(command)
       case "AccountDelete":
         return yield* accounts.remove(command.accountId).pipe(Effect.as({ id: command.accountId, deleted: true }))
       case "CreditsAdd":

@@ -4,6 +4,7 @@ import { AdminCommand } from "./commands.ts"
 
 export const usage = `usage: bun run admin <command>
   account create --name NAME [--email E] [--credits N]
+  account invite --email E --name NAME [--credits N]
   account delete ACCOUNT_ID
   credits add ACCOUNT_ID N
   key create ACCOUNT_ID [--name NAME] [--expires-at ISO | --expires-in-days N]
@@ -23,6 +24,12 @@ const grammar: Record<string, {
   readonly numbers?: ReadonlyArray<string>
 }> = {
   "account create": { tag: "AccountCreate", positional: [], flags: { name: "name", email: "email", credits: "credits" }, numbers: ["credits"] },
+  "account invite": {
+    tag: "AccountInvite",
+    positional: [],
+    flags: { email: "email", name: "name", credits: "credits" },
+    numbers: ["credits"]
+  },
   "account delete": { tag: "AccountDelete", positional: ["accountId"], flags: {} },
   "credits add": { tag: "CreditsAdd", positional: ["accountId", "amount"], flags: {}, numbers: ["amount"] },
   "key create": {

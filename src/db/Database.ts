@@ -12,8 +12,9 @@ import { AppConfig } from "../config.ts"
 import * as DataDirLock from "./DataDirLock.ts"
 import * as PgliteClient from "./PgliteClient.ts"
 import init from "./migrations/0001_init.ts"
+import dashboard from "./migrations/0002_dashboard.ts"
 
-const migrationFiles = { "0001_init": init }
+const migrationFiles = { "0001_init": init, "0002_dashboard": dashboard }
 const migrations = Migrator.fromRecord(migrationFiles)
 
 /** How many migrations this version has; `/readyz` checks they are all applied. */

@@ -37,12 +37,32 @@ export class LedgerEntry extends Schema.Class<LedgerEntry>("LedgerEntry")({
   createdAt: Schema.DateFromSelf
 }) {}
 
-/** One `/describe` request of a known key: reserved, then charged or released; or refused. */
+/**
+ * One `/describe` request of a known key, or one made from the dashboard's Try it page (no key):
+ * reserved, then charged or released; or refused.
+ */
 export class Usage extends Schema.Class<Usage>("Usage")({
   id: Schema.UUID,
-  keyId: Schema.UUID,
+  keyId: Schema.NullOr(Schema.UUID),
   createdAt: Schema.DateFromSelf,
   state: Schema.Literal("reserved", "charged", "released", "refused"),
   status: Schema.NullOr(Schema.Number),
   errorKind: Schema.NullOr(Schema.String)
+}) {}
+
+/** A person who logs in to an account's dashboard (issue 5); the address is stored normalised. */
+export class DashboardUser extends Schema.Class<DashboardUser>("DashboardUser")({
+  id: Schema.UUID,
+  accountId: Schema.UUID,
+  email: Schema.String
+}) {}
+
+/** A logged-in dashboard session (issue 5 §1); `csrfToken` is what its forms must carry. */
+export class Session extends Schema.Class<Session>("Session")({
+  id: Schema.UUID,
+  userId: Schema.UUID,
+  accountId: Schema.UUID,
+  email: Schema.String,
+  csrfToken: Schema.String,
+  expiresAt: Schema.DateFromSelf
 }) {}

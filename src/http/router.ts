@@ -1,6 +1,7 @@
 /** Every route of the service, and the JSON 404 for the rest. */
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
+import { dashboard } from "../dashboard/router.ts"
 import { apiReferencePage } from "./apiReference.ts"
 import { errorResponse } from "./errors.ts"
 import { openApiDocument } from "./openapi.ts"
@@ -19,5 +20,6 @@ export const router = HttpRouter.empty.pipe(
   HttpRouter.get("/metrics", metrics),
   HttpRouter.get("/api/openapi.json", Effect.succeed(HttpServerResponse.unsafeJson(openApiDocument))),
   HttpRouter.get("/api/docs", Effect.sync(() => HttpServerResponse.html(apiReferencePage()))),
+  HttpRouter.mount("/dashboard", dashboard),
   HttpRouter.all("*", Effect.succeed(errorResponse(404, "Not found")))
 )

@@ -18,8 +18,11 @@ export interface NewKey {
   readonly expiredAt: Date
 }
 
-/** The secret from `API_KEY_SECRET`, or one generated on first start and kept in the database. */
-const signingSecret = Effect.gen(function* () {
+/**
+ * The secret from `API_KEY_SECRET`, or one generated on first start and kept in the database.
+ * Dashboard sessions are signed with it too (see `Sessions`).
+ */
+export const signingSecret = Effect.gen(function* () {
   const config = yield* AppConfig
   if (Option.isSome(config.apiKeySecret)) return Redacted.value(config.apiKeySecret.value)
   const sql = yield* SqlClient.SqlClient

@@ -30,6 +30,7 @@ import { Describer } from "../../services/Describer.ts"
 import { Images } from "../../services/Images.ts"
 import { describeError, describeStatus, unexpected } from "../errors.ts"
 import { readDescribeForm } from "../multipart.ts"
+import type { DescribeForm } from "../multipart.ts"
 import { note } from "../requestLog.ts"
 
 /** Check 1: every rejection but a missing header is the same 401 on this endpoint (§7.1). */
@@ -60,9 +61,9 @@ const readForm = (request: HttpServerRequest.HttpServerRequest) =>
   })
 
 /** Checks 3 to 7, once a credit is held. */
-const describeUpload = (request: HttpServerRequest.HttpServerRequest) =>
+const describeUpload = (request: HttpServerRequest.HttpServerRequest, adapt: (form: DescribeForm) => DescribeForm) =>
   Effect.gen(function* () {
-    const form = yield* readForm(request)
+    const form = adapt(yield* readForm(request))
     if (form.image === undefined) return yield* new NoFileUploaded()
     if (form.language?.truncated) return yield* new LanguageTooLong()
     const language = yield* languageUsed(form.language?.text)
@@ -121,13 +122,19 @@ const unread = new Set<DescribeError["_tag"]>(["ApiKeyMissing", "KeyRejected", "
 
 /**
  * Checks 2 to 7 once the caller is known: a credit held, then captured or released as the request
- * ends. One pipeline for the API (a key) and the dashboard's Try it page (a session, no key).
+ * ends. One pipeline for the API (a key) and the dashboard's Try it page (a session, no key, and
+ * `adapt` to read an HTML form, which sends its blank fields too).
  */
-export const describeCharged = (request: HttpServerRequest.HttpServerRequest, accountId: string, keyId: string | null) =>
+export const describeCharged = (
+  request: HttpServerRequest.HttpServerRequest,
+  accountId: string,
+  keyId: string | null,
+  adapt: (form: DescribeForm) => DescribeForm = (form) => form
+) =>
   Effect.flatMap(Credits, (credits) =>
     Effect.acquireUseRelease(
       credits.reserve(accountId, keyId),
-      () => describeUpload(request),
+      () => describeUpload(request, adapt),
       (usageId, exit) =>
         credits.settle(usageId, outcomeOf(exit)).pipe(
           Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: (creditsAfter) => note({ creditsAfter }) }))

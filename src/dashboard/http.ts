@@ -1,0 +1,79 @@
+/** The dashboard's HTTP plumbing: pages, redirects, cookies, small forms, security headers. */
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Stream } from "effect"
+import { FormUnreadable } from "../domain/dashboard.ts"
+import type { Html } from "./html.ts"
+
+export const cookies = { session: "imd_session", csrf: "imd_csrf" } as const
+
+export const htmlPage = (body: Html, status = 200) =>
+  HttpServerResponse.text(body.value, { status, contentType: "text/html; charset=utf-8" })
+
+/** After a post, the browser loads the next page with a GET (a reload never re-posts). */
+export const seeOther = (location: string) => HttpServerResponse.redirect(location, { status: 303 })
+
+/** HTTPS directly, or through a proxy that says so. */
+const overHttps = (request: HttpServerRequest.HttpServerRequest) =>
+  request.headers["x-forwarded-proto"] === "https" || request.originalUrl.startsWith("https:")
+
+/**
+ * HttpOnly (no script reads them), SameSite=Lax (not sent on another site's posts, yet a link
+ * from an e-mail still opens the dashboard logged in), Secure over HTTPS, only for `/dashboard`.
+ */
+export const cookieOptions = (request: HttpServerRequest.HttpServerRequest) => ({
+  path: "/dashboard",
+  httpOnly: true,
+  sameSite: "lax" as const,
+  secure: overHttps(request)
+})
+
+export const withSessionCookie = (request: HttpServerRequest.HttpServerRequest, token: string, expires: Date) =>
+  HttpServerResponse.unsafeSetCookie(cookies.session, token, { ...cookieOptions(request), expires })
+
+export const withoutSessionCookie = (request: HttpServerRequest.HttpServerRequest) =>
+  HttpServerResponse.expireCookie(cookies.session, cookieOptions(request))
+
+/** Log-in, sign-up and key forms are small; anything bigger is not one of them. */
+const maxFormBytes = 16 * 1024
+
+/** An `application/x-www-form-urlencoded` body, read up to `maxFormBytes` and no further. */
+export const readForm = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  if (Number(request.headers["content-length"] ?? 0) > maxFormBytes) return yield* new FormUnreadable()
+  const empty = request.headers["content-length"] === "0"
+  if (empty || !(request.headers["content-type"] ?? "").startsWith("application/x-www-form-urlencoded")) return new URLSearchParams()
+  const bytes = yield* Stream.runFoldEffect(request.stream, new Uint8Array(0), (read, chunk) => {
+    if (read.length + chunk.length > maxFormBytes) return Effect.fail(new FormUnreadable())
+    const next = new Uint8Array(read.length + chunk.length)
+    next.set(read)
+    next.set(chunk, read.length)
+    return Effect.succeed(next)
+  }).pipe(Effect.catchTag("RequestError", () => new FormUnreadable()))
+  return new URLSearchParams(new TextDecoder().decode(bytes))
+})
+
+/** The address that failed log-ins are counted against. */
+export const clientAddress = Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
+  request.remoteAddress._tag === "Some" ? request.remoteAddress.value : "unknown")
+
+/** A query parameter's first value. */
+export const queryParam = (name: string) =>
+  Effect.map(HttpServerRequest.ParsedSearchParams, (params) => {
+    const value = params[name]
+    return Array.isArray(value) ? value[0] : value
+  })
+
+/**
+ * On every dashboard response: no inline script or style, no framing, a referrer only for this
+ * site (a Try it form's address carries its token; `no-referrer` would make posts' `Origin`
+ * `null`), and pages never cached (one shows a new key).
+ */
+export const securityHeaders = (response: HttpServerResponse.HttpServerResponse) =>
+  HttpServerResponse.setHeaders(response, {
+    "content-security-policy":
+      "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "referrer-policy": "same-origin",
+    "cache-control": response.headers["cache-control"] ?? "no-store"
+  })

@@ -1,0 +1,62 @@
+/** The Overview page (issue 5 §3): the balance now, the subscription, the account. */
+import { Option } from "effect"
+import { formatStatus } from "../../domain/accountStatus.ts"
+import type { Account, Subscription } from "../../domain/models.ts"
+import { credits, date, dateTime } from "../format.ts"
+import { html } from "../html.ts"
+import { page, paths } from "./layout.ts"
+import type { Viewer } from "./layout.ts"
+
+/**
+ * The plan description is HTML by contract (spec §2.3) but written by whoever set the
+ * subscription: shown as its text, never trusted as markup.
+ */
+export const planText = (description: string) =>
+  description.replace(/<[^>]*>/g, " ").replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_, name: string) =>
+    ({ amp: "&", lt: "<", gt: ">", quot: "\"", "#39": "'", nbsp: " " })[name] ?? "").replace(/\s+/g, " ").trim()
+
+export interface OverviewView {
+  readonly viewer: Viewer
+  readonly account: Account
+  readonly subscription: Option.Option<Subscription>
+  readonly activeKeys: number
+  readonly notice?: string | undefined
+}
+
+const subscriptionSection = (subscription: Option.Option<Subscription>) =>
+  Option.match(subscription, {
+    onNone: () => html`<p>No subscription. Credits never expire, whether or not you subscribe.</p>`,
+    onSome: (s) =>
+      html`<dl class="facts">
+        <div><dt>Plan</dt><dd>${s.planName}${planText(s.planDescription) && html`<br><span class="muted">${planText(s.planDescription)}</span>`}</dd></div>
+        <div><dt>Status</dt><dd>${formatStatus(s.status)}</dd></div>
+        <div><dt>Renews</dt><dd>${s.renewsAt ? date(s.renewsAt) : "Not set"}</dd></div>
+        ${s.endsAt && html`<div><dt>Ends</dt><dd>${date(s.endsAt)}</dd></div>`}
+      </dl>`
+  })
+
+export const overviewPage = (view: OverviewView) =>
+  page({
+    title: "Overview",
+    viewer: view.viewer,
+    notice: view.notice,
+    body: html`<section aria-labelledby="balance-title">
+      <h2 id="balance-title">Balance</h2>
+      <p class="balance"><strong>${credits(view.account.credits)}</strong></p>
+      <p>Each image described uses one credit; a failed request uses none. Credits never expire.</p>
+      <p><a href="${paths.usage}">See your usage and credit history</a></p>
+    </section>
+    <section aria-labelledby="subscription-title">
+      <h2 id="subscription-title">Subscription</h2>
+      ${subscriptionSection(view.subscription)}
+    </section>
+    <section aria-labelledby="account-title">
+      <h2 id="account-title">Account</h2>
+      <dl class="facts">
+        <div><dt>Name</dt><dd>${view.account.name}</dd></div>
+        <div><dt>E-mail address</dt><dd>${view.viewer.email}</dd></div>
+        <div><dt>Created</dt><dd>${dateTime(view.account.registeredAt)}</dd></div>
+        <div><dt>Active API keys</dt><dd>${view.activeKeys} <a href="${paths.keys}">Manage API keys</a></dd></div>
+      </dl>
+    </section>`
+  })

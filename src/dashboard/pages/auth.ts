@@ -1,0 +1,82 @@
+/** The pages before a session: log-in, sign-up, and accepting an operator's invitation (issue 5 §1). */
+import { passwordLength } from "../../domain/credentials.ts"
+import { html } from "../html.ts"
+import { csrfInput, errorSummary, field } from "./components.ts"
+import type { Problem } from "./components.ts"
+import { page, paths } from "./layout.ts"
+
+export interface LoginView {
+  readonly csrfToken: string
+  readonly email?: string | undefined
+  readonly problem?: Problem | undefined
+  readonly notice?: string | undefined
+  readonly signupOpen: boolean
+}
+
+export const loginPage = (view: LoginView) =>
+  page({
+    title: "Log in",
+    notice: view.notice,
+    body: html`${errorSummary(view.problem)}
+    <form method="post" action="${paths.login}" novalidate>
+      ${csrfInput(view.csrfToken)}
+      ${field({ name: "email", label: "E-mail address", type: "email", autocomplete: "username", required: true, value: view.email, error: view.problem })}
+      ${field({ name: "password", label: "Password", type: "password", autocomplete: "current-password", required: true })}
+      <button type="submit">Log in</button>
+    </form>
+    ${view.signupOpen
+      ? html`<p>No account yet? <a href="${paths.signup}">Create an account</a>.</p>`
+      : html`<p>New accounts are made by invitation: ask the operator of this service.</p>`}`
+  })
+
+export interface SignupView {
+  readonly csrfToken: string
+  readonly name?: string | undefined
+  readonly email?: string | undefined
+  readonly problem?: Problem | undefined
+  readonly open: boolean
+}
+
+export const signupPage = (view: SignupView) =>
+  page({
+    title: "Create an account",
+    body: view.open
+      ? html`${errorSummary(view.problem)}
+    <form method="post" action="${paths.signup}" novalidate>
+      ${csrfInput(view.csrfToken)}
+      ${field({ name: "name", label: "Account name", hint: "Your name or your organisation's, as your dashboard shows it.", autocomplete: "organization", required: true, value: view.name, error: view.problem })}
+      ${field({ name: "email", label: "E-mail address", type: "email", autocomplete: "email", required: true, value: view.email, error: view.problem })}
+      ${field({ name: "password", label: "Password", type: "password", autocomplete: "new-password", hint: `At least ${passwordLength.min} characters.`, required: true, error: view.problem })}
+      <button type="submit">Create account</button>
+    </form>
+    <p>Have an account? <a href="${paths.login}">Log in</a>.</p>`
+      : html`<p>Sign-up is closed on this service. New accounts are made by invitation: ask its operator.</p>
+    <p>Have an account? <a href="${paths.login}">Log in</a>.</p>`
+  })
+
+export interface InvitationView {
+  readonly csrfToken: string
+  readonly token: string
+  readonly email: string
+  readonly problem?: Problem | undefined
+}
+
+export const invitationPage = (view: InvitationView) =>
+  page({
+    title: "Accept your invitation",
+    body: html`${errorSummary(view.problem)}
+    <p>Choose a password for <strong>${view.email}</strong>. You log in with this address and password.</p>
+    <form method="post" action="${paths.invitation}" novalidate>
+      ${csrfInput(view.csrfToken)}
+      <input type="hidden" name="token" value="${view.token}">
+      ${field({ name: "password", label: "Password", type: "password", autocomplete: "new-password", hint: `At least ${passwordLength.min} characters.`, required: true, error: view.problem })}
+      <button type="submit">Set password and log in</button>
+    </form>`
+  })
+
+export const invitationInvalidPage = () =>
+  page({
+    title: "This invitation cannot be used",
+    body: html`<p>The link may have been used already, or it has expired. Ask the operator of this service for a new invitation.</p>
+    <p>Accepted it already? <a href="${paths.login}">Log in</a>.</p>`
+  })

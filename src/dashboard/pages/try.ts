@@ -1,0 +1,58 @@
+/**
+ * The Try it page (issue 5 §4): the describe request of the API, made through the session, so the
+ * key never reaches the browser. Shows the JSON the API returns, or the error it answers.
+ */
+import { limits } from "../../domain/limits.ts"
+import { credits } from "../format.ts"
+import { html } from "../html.ts"
+import { field } from "./components.ts"
+import { page, paths } from "./layout.ts"
+import type { Viewer } from "./layout.ts"
+
+export interface TryView {
+  readonly viewer: Viewer
+  readonly balance: number
+  /** The response's entries, in its order. */
+  readonly result?: ReadonlyArray<readonly [string, string]> | undefined
+  /** What the API would have answered instead. */
+  readonly failure?: { readonly status: number; readonly message: string } | undefined
+}
+
+/** The entries as indented JSON, in their order (an object would move integer-like names first). */
+export const prettyJson = (entries: ReadonlyArray<readonly [string, string]>) =>
+  entries.length === 0
+    ? "{}"
+    : `{\n${entries.map(([name, value]) => `  ${JSON.stringify(name)}: ${JSON.stringify(value)}`).join(",\n")}\n}`
+
+/** Multipart bodies are read by the describe pipeline, which sees only its own fields: the CSRF token rides in the URL. */
+export const tryAction = (csrfToken: string) => `${paths.try}?csrf=${encodeURIComponent(csrfToken)}`
+
+const outcome = (view: TryView) => {
+  if (view.failure) {
+    return html`<section class="error-summary" role="alert" aria-labelledby="outcome-title">
+      <h2 id="outcome-title" tabindex="-1" autofocus>The image was not described</h2>
+      <p>The API answers <code>${view.failure.status}</code> with <code>${JSON.stringify({ error: view.failure.message })}</code>. No credit was used.</p>
+    </section>`
+  }
+  return view.result && html`<section class="result" aria-labelledby="outcome-title">
+      <h2 id="outcome-title" tabindex="-1" autofocus>Result</h2>
+      <p role="status">Described, using one credit. Your balance is now <strong>${credits(view.balance)}</strong>.</p>
+      <pre tabindex="0" aria-label="Result as JSON"><code>${prettyJson(view.result)}</code></pre>
+    </section>`
+}
+
+export const tryPage = (view: TryView) =>
+  page({
+    title: "Try it",
+    viewer: view.viewer,
+    body: html`${outcome(view)}
+    <p>Describe an image as <code>POST /api/describe</code> does. A successful request uses one credit (your balance: <strong id="try-balance">${credits(view.balance)}</strong>); a failed one uses none.</p>
+    <form method="post" action="${tryAction(view.viewer.csrfToken)}" enctype="multipart/form-data" novalidate>
+      ${field({ name: "image", label: "Image", type: "file", required: true, hint: `JPEG, PNG, WebP or GIF, at most ${limits.imageBytes / 1024 / 1024} MB.`, attributes: html` accept="image/jpeg,image/png,image/webp,image/gif"` })}
+      ${field({ name: "language", label: "Language (optional)", hint: "A code such as en or pt-BR, or a name such as French. English when empty." })}
+      ${field({ name: "keywords", label: "Keywords (optional)", hint: "Comma-separated, for example: beach, sunset." })}
+      ${field({ name: "context", label: "Context (optional)", hint: "Where the image is used, for example: product page of a beach towel.", multiline: true })}
+      ${field({ name: "schema", label: "Schema (optional)", hint: "A JSON object of field names and what to write for each, for example {\"seoTitle\": \"A title for search engines\"}. Title, alternative text and caption when empty.", multiline: true })}
+      <button type="submit">Describe image</button>
+    </form>`
+  })

@@ -1,0 +1,53 @@
+/**
+ * The dashboard (issue 5), served by the service itself under `/dashboard`: server-rendered pages,
+ * one tiny script for the copy button. Mounted by `src/http/router.ts`.
+ */
+import { HttpRouter, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { copyScript, styleSheet } from "./assets.ts"
+import { htmlPage, securityHeaders } from "./http.ts"
+import { formExpiredPage, formUnreadablePage, notFoundPage, serverErrorPage } from "./pages/errors.ts"
+import { overview, usage } from "./routes/account.ts"
+import { acceptInvitation, invitationForm, logIn, loginForm, logOut, signUp, signupForm } from "./routes/auth.ts"
+import { confirmDelete, createKey, deleteKey, listKeys } from "./routes/keys.ts"
+import { tryDescribe, tryForm } from "./routes/try.ts"
+
+const asset = (body: string, contentType: string) =>
+  Effect.succeed(HttpServerResponse.text(body, { contentType, headers: { "cache-control": "public, max-age=3600" } }))
+
+const routes = HttpRouter.empty.pipe(
+  HttpRouter.get("/", overview),
+  HttpRouter.get("/keys", listKeys),
+  HttpRouter.post("/keys", createKey),
+  HttpRouter.get("/keys/:id/delete", confirmDelete),
+  HttpRouter.post("/keys/:id/delete", deleteKey),
+  HttpRouter.get("/usage", usage),
+  HttpRouter.get("/try", tryForm),
+  HttpRouter.post("/try", tryDescribe),
+  HttpRouter.get("/login", loginForm),
+  HttpRouter.post("/login", logIn),
+  HttpRouter.get("/signup", signupForm),
+  HttpRouter.post("/signup", signUp),
+  HttpRouter.get("/invitation", invitationForm),
+  HttpRouter.post("/invitation", acceptInvitation),
+  HttpRouter.post("/logout", logOut),
+  HttpRouter.get("/assets/style.css", asset(styleSheet, "text/css; charset=utf-8")),
+  HttpRouter.get("/assets/copy.js", asset(copyScript, "text/javascript; charset=utf-8")),
+  HttpRouter.all("/*", Effect.succeed(htmlPage(notFoundPage(), 404)))
+)
+
+/**
+ * Around every route: a refused form says so and changes nothing, an unexpected failure is logged
+ * and answered with a plain page, and every response gets the security headers.
+ */
+export const dashboard = HttpRouter.use(routes, (route) =>
+  route.pipe(
+    Effect.catchTags({
+      CsrfRejected: () => Effect.succeed(htmlPage(formExpiredPage(), 403)),
+      FormUnreadable: () => Effect.succeed(htmlPage(formUnreadablePage(), 400))
+    }),
+    Effect.catchAllCause((cause) =>
+      Effect.logError("dashboard: unexpected failure", cause).pipe(Effect.as(htmlPage(serverErrorPage(), 500)))
+    ),
+    Effect.map(securityHeaders)
+  ))

@@ -1,0 +1,110 @@
+/** Log-in, sign-up, invitations and log-out (issue 5 §1). */
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Option } from "effect"
+import type { DashboardUser } from "../../domain/models.ts"
+import { Sessions } from "../../services/Sessions.ts"
+import { Users } from "../../services/Users.ts"
+import { clientAddress, cookies, htmlPage, queryParam, readForm, seeOther, withoutSessionCookie, withSessionCookie } from "../http.ts"
+import { invitationInvalidPage, invitationPage, loginPage, signupPage } from "../pages/auth.ts"
+import type { Problem } from "../pages/components.ts"
+import { paths } from "../pages/layout.ts"
+import { anonymousCsrf, checkAnonymousCsrf, checkSessionCsrf, currentSession, withSession } from "../session.ts"
+import { noticeOf } from "./notices.ts"
+
+/** A new session for `user`, replacing whatever session the browser had (fixation), then the overview. */
+const logInAs = (user: DashboardUser, then: string) =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const { session, token } = yield* Effect.flatMap(Sessions, (sessions) => sessions.start(user, request.cookies[cookies.session]))
+    return seeOther(then).pipe(withSessionCookie(request, token, session.expiresAt))
+  })
+
+const showLogin = (status: number, view: { readonly email?: string; readonly problem?: Problem; readonly notice?: string | undefined }) =>
+  Effect.gen(function* () {
+    const csrf = yield* anonymousCsrf
+    const { signupOpen } = yield* Users
+    return csrf.attach(htmlPage(loginPage({ ...view, csrfToken: csrf.token, signupOpen }), status))
+  })
+
+/** Someone logged in already goes to the overview. */
+export const loginForm = Effect.gen(function* () {
+  if (Option.isSome(yield* Effect.option(currentSession))) return seeOther(paths.overview)
+  return yield* showLogin(200, { notice: noticeOf(yield* queryParam("done")) })
+})
+
+export const logIn = Effect.gen(function* () {
+  const form = yield* readForm
+  yield* checkAnonymousCsrf(form.get("csrf"))
+  const email = form.get("email") ?? ""
+  const address = yield* clientAddress
+  return yield* Effect.flatMap(Users, (users) => users.logIn({ email, password: form.get("password") ?? "", address })).pipe(
+    Effect.flatMap((user) => logInAs(user, paths.overview)),
+    Effect.catchTags({
+      LoginFailed: () => showLogin(401, { email, problem: { field: "email", message: "The e-mail address or the password is not right" } }),
+      LoginThrottled: (refused) =>
+        showLogin(429, {
+          email,
+          problem: { message: `Too many failed log-ins. Try again in ${Math.ceil(refused.retryAfterSeconds / 60)} minute(s).` }
+        }).pipe(Effect.map(HttpServerResponse.setHeader("retry-after", String(refused.retryAfterSeconds))))
+    })
+  )
+})
+
+const showSignup = (status: number, view: { readonly name?: string; readonly email?: string; readonly problem?: Problem }) =>
+  Effect.gen(function* () {
+    const csrf = yield* anonymousCsrf
+    const { signupOpen } = yield* Users
+    return csrf.attach(htmlPage(signupPage({ ...view, csrfToken: csrf.token, open: signupOpen }), signupOpen ? status : 403))
+  })
+
+export const signupForm = showSignup(200, {})
+
+export const signUp = Effect.gen(function* () {
+  const form = yield* readForm
+  yield* checkAnonymousCsrf(form.get("csrf"))
+  const entered = { name: form.get("name") ?? "", email: form.get("email") ?? "" }
+  return yield* Effect.flatMap(Users, (users) => users.signUp({ ...entered, password: form.get("password") ?? "" })).pipe(
+    Effect.flatMap((user) => logInAs(user, `${paths.overview}?done=welcome`)),
+    Effect.catchTags({
+      FormInvalid: (invalid) => showSignup(400, { ...entered, problem: invalid }),
+      EmailTaken: () =>
+        showSignup(409, { ...entered, problem: { field: "email", message: "An account with this e-mail address exists already: log in instead" } }),
+      SignupClosed: () => showSignup(403, {})
+    })
+  )
+})
+
+export const invitationForm = Effect.gen(function* () {
+  const token = (yield* queryParam("token")) ?? ""
+  const invitation = yield* Effect.flatMap(Users, (users) => users.pendingInvitation(token))
+  const csrf = yield* anonymousCsrf
+  return csrf.attach(htmlPage(invitationPage({ csrfToken: csrf.token, token, email: invitation.email })))
+}).pipe(Effect.catchTag("InvitationInvalid", () => Effect.succeed(htmlPage(invitationInvalidPage(), 404))))
+
+export const acceptInvitation = Effect.gen(function* () {
+  const form = yield* readForm
+  yield* checkAnonymousCsrf(form.get("csrf"))
+  const token = form.get("token") ?? ""
+  const users = yield* Users
+  return yield* users.acceptInvitation(token, form.get("password") ?? "").pipe(
+    Effect.flatMap((user) => logInAs(user, `${paths.overview}?done=welcome`)),
+    Effect.catchTags({
+      FormInvalid: (invalid) =>
+        Effect.gen(function* () {
+          const { email } = yield* users.pendingInvitation(token)
+          const csrf = yield* anonymousCsrf
+          return csrf.attach(htmlPage(invitationPage({ csrfToken: csrf.token, token, email, problem: invalid }), 400))
+        })
+    })
+  )
+}).pipe(Effect.catchTag("InvitationInvalid", () => Effect.succeed(htmlPage(invitationInvalidPage(), 404))))
+
+/** Ends the session at once: its cookie is cleared, and would not work again anyway. */
+export const logOut = withSession(
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    yield* checkSessionCsrf((yield* readForm).get("csrf"))
+    yield* Effect.flatMap(Sessions, (sessions) => sessions.end(request.cookies[cookies.session]))
+    return seeOther(`${paths.login}?done=logged-out`).pipe(withoutSessionCookie(request))
+  })
+)

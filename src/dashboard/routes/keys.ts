@@ -1,0 +1,70 @@
+/** The API Keys page (issue 5 §2): list, create (shown once), confirm and delete. */
+import { HttpRouter } from "@effect/platform"
+import { Clock, Effect, Either } from "effect"
+import { keyExpiryUsed, keyNameUsed } from "../../domain/keyForm.ts"
+import { ApiKeys } from "../../services/ApiKeys.ts"
+import { htmlPage, queryParam, readForm, seeOther } from "../http.ts"
+import { notFoundPage } from "../pages/errors.ts"
+import { deleteKeyPage, keysPage } from "../pages/keys.ts"
+import type { KeysView } from "../pages/keys.ts"
+import { paths } from "../pages/layout.ts"
+import { checkSessionCsrf, CurrentSession, viewer, withSession } from "../session.ts"
+import { noticeOf } from "./notices.ts"
+
+const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+
+const accountKeys = Effect.flatMap(CurrentSession, ({ account }) => Effect.flatMap(ApiKeys, (keys) => keys.list(account.id)))
+
+const showKeys = (status: number, view: Pick<KeysView, "created" | "form" | "problem" | "notice">) =>
+  Effect.gen(function* () {
+    const page = keysPage({ ...view, viewer: yield* viewer("keys"), keys: yield* accountKeys, now: yield* now })
+    return htmlPage(page, status)
+  })
+
+export const listKeys = withSession(Effect.flatMap(queryParam("done"), (done) => showKeys(200, { notice: noticeOf(done) })))
+
+export const createKey = withSession(
+  Effect.gen(function* () {
+    const form = yield* readForm
+    yield* checkSessionCsrf(form.get("csrf"))
+    const entered = {
+      name: form.get("name") ?? undefined,
+      expiry: form.get("expiry") ?? undefined,
+      expiresOn: form.get("expires-on") ?? undefined
+    }
+    const { account } = yield* CurrentSession
+    return yield* Either.all({ name: keyNameUsed(entered.name), expiredAt: keyExpiryUsed(entered.expiry, entered.expiresOn, yield* now) }).pipe(
+      Effect.flatMap(({ expiredAt, name }) => Effect.flatMap(ApiKeys, (keys) => keys.create(account.id, { name: name ?? undefined, expiredAt }))),
+      Effect.flatMap((created) => showKeys(201, { created })),
+      Effect.catchTag("FormInvalid", (problem) => showKeys(400, { form: entered, problem }))
+    )
+  })
+)
+
+/** A key of the session's account, by the id in the path; another account's key is not found. */
+const ownKey = Effect.gen(function* () {
+  const { id } = yield* HttpRouter.params
+  const keys = yield* accountKeys
+  return keys.find((key) => key.id === id)
+})
+
+const notFound = Effect.succeed(htmlPage(notFoundPage(), 404))
+
+export const confirmDelete = withSession(
+  Effect.gen(function* () {
+    const key = yield* ownKey
+    if (key === undefined) return yield* notFound
+    return htmlPage(deleteKeyPage({ viewer: yield* viewer("keys"), key, now: yield* now }))
+  })
+)
+
+/** Revokes at once (spec §5): the API reads the key's row on every request. */
+export const deleteKey = withSession(
+  Effect.gen(function* () {
+    yield* checkSessionCsrf((yield* readForm).get("csrf"))
+    const key = yield* ownKey
+    if (key === undefined) return yield* notFound
+    yield* Effect.flatMap(ApiKeys, (keys) => keys.remove(key.id)).pipe(Effect.catchTag("KeyNotFound", () => Effect.void))
+    return seeOther(`${paths.keys}?done=key-deleted`)
+  })
+)

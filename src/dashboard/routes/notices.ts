@@ -1,0 +1,11 @@
+/**
+ * Confirmations shown after a redirect (`?done=...`). Only these fixed texts can appear: nothing
+ * from the address is ever shown, so a crafted link cannot put words on a page.
+ */
+const notices: Readonly<Record<string, string>> = {
+  welcome: "Your account is ready. Create an API key to start, or try an image.",
+  "logged-out": "You have logged out.",
+  "key-deleted": "The key is deleted: from now on, every request with it is refused."
+}
+
+export const noticeOf = (done: string | undefined) => (done !== undefined && Object.hasOwn(notices, done) ? notices[done] : undefined)

@@ -1,0 +1,37 @@
+/**
+ * The Try it page (issue 5 §4): the API's describe pipeline, run for the session's account with no
+ * key, so no key ever reaches the browser. A success spends one credit, as on the API.
+ */
+import { HttpServerRequest } from "@effect/platform"
+import { Effect, Either } from "effect"
+import { describeFailure } from "../../http/errors.ts"
+import { describeCharged } from "../../http/routes/describe.ts"
+import { Accounts } from "../../services/Accounts.ts"
+import { htmlPage, queryParam } from "../http.ts"
+import { tryPage } from "../pages/try.ts"
+import type { TryView } from "../pages/try.ts"
+import { checkSessionCsrf, CurrentSession, viewer, withSession } from "../session.ts"
+import { blankFieldsAbsent } from "../tryForm.ts"
+
+/** The balance is read again after the request, so the page shows what it is now. */
+const showTry = (status: number, view: Pick<TryView, "result" | "failure">) =>
+  Effect.gen(function* () {
+    const { account } = yield* CurrentSession
+    const { credits } = yield* Effect.flatMap(Accounts, (accounts) => accounts.find(account.id))
+    return htmlPage(tryPage({ ...view, viewer: yield* viewer("try"), balance: credits }), status)
+  })
+
+export const tryForm = withSession(showTry(200, {}))
+
+/** The token is checked before a credit is held or a byte of the upload is read. */
+export const tryDescribe = withSession(
+  Effect.gen(function* () {
+    yield* checkSessionCsrf(yield* queryParam("csrf"))
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const { account } = yield* CurrentSession
+    const outcome = yield* Effect.either(describeCharged(request, account.id, null, blankFieldsAbsent))
+    if (Either.isRight(outcome)) return yield* showTry(200, { result: outcome.right })
+    const [status, message] = describeFailure(outcome.left)
+    return yield* showTry(status, { failure: { status, message } })
+  })
+)

@@ -1,0 +1,37 @@
+/**
+ * The dashboard's failures (issue 5), as typed errors. The dashboard's pages turn each into a
+ * message for the person at the keyboard; nothing here knows about HTTP or HTML.
+ */
+import { Schema } from "effect"
+
+/** A form field breaks a rule; `field` names the input, `message` says what to change. */
+export class FormInvalid extends Schema.TaggedError<FormInvalid>()("FormInvalid", {
+  field: Schema.String,
+  message: Schema.String
+}) {}
+
+/** The operator turned sign-up off (`SIGNUP=closed`); invitations still work. */
+export class SignupClosed extends Schema.TaggedError<SignupClosed>()("SignupClosed", {}) {}
+
+/** A dashboard user with this e-mail address exists already (or is invited). */
+export class EmailTaken extends Schema.TaggedError<EmailTaken>()("EmailTaken", {}) {}
+
+/** Unknown e-mail address or wrong password: one error, so a page never tells which. */
+export class LoginFailed extends Schema.TaggedError<LoginFailed>()("LoginFailed", {}) {}
+
+/** Too many failed log-ins for this account or from this address lately. */
+export class LoginThrottled extends Schema.TaggedError<LoginThrottled>()("LoginThrottled", {
+  retryAfterSeconds: Schema.Number
+}) {}
+
+/** An invitation token that is unknown, used, or past its expiry. */
+export class InvitationInvalid extends Schema.TaggedError<InvitationInvalid>()("InvitationInvalid", {}) {}
+
+/** No session cookie, or one that is forged, expired, or ended by a log-out. */
+export class SessionMissing extends Schema.TaggedError<SessionMissing>()("SessionMissing", {}) {}
+
+/** A form post without the token of the page that showed the form, or from another origin. */
+export class CsrfRejected extends Schema.TaggedError<CsrfRejected>()("CsrfRejected", {}) {}
+
+/** A form body over the dashboard's small-form limit, or one that stopped arriving. */
+export class FormUnreadable extends Schema.TaggedError<FormUnreadable>()("FormUnreadable", {}) {}

@@ -1,0 +1,48 @@
+/** What the dashboard's Usage page reports (issue 5 §3): rows, and the pure shaping of its charts. */
+import { Schema } from "effect"
+import { Usage } from "./models.ts"
+
+/** Requests of one day (UTC, `YYYY-MM-DD`). */
+export class DayCount extends Schema.Class<DayCount>("DayCount")({
+  day: Schema.String,
+  requests: Schema.Number,
+  succeeded: Schema.Number
+}) {}
+
+/** Requests of one key; no key is the dashboard's Try it page. */
+export class KeyCount extends Schema.Class<KeyCount>("KeyCount")({
+  keyId: Schema.NullOr(Schema.UUID),
+  keyName: Schema.NullOr(Schema.String),
+  deleted: Schema.Boolean,
+  requests: Schema.Number,
+  succeeded: Schema.Number
+}) {}
+
+export class RecentRequest extends Schema.Class<RecentRequest>("RecentRequest")({
+  createdAt: Schema.DateFromSelf,
+  keyId: Schema.NullOr(Schema.UUID),
+  keyName: Schema.NullOr(Schema.String),
+  state: Usage.fields.state,
+  status: Schema.NullOr(Schema.Number),
+  errorKind: Schema.NullOr(Schema.String)
+}) {}
+
+const day = 24 * 60 * 60 * 1000
+
+/** The first instant of the `days`-day period that ends with today (UTC). */
+export const periodStart = (now: Date, days: number) =>
+  new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - (days - 1) * day)
+
+/** One row per day of the period, oldest first, days without requests included as zeros. */
+export const everyDay = (counts: ReadonlyArray<DayCount>, now: Date, days: number): ReadonlyArray<DayCount> => {
+  const start = periodStart(now, days).getTime()
+  const byDay = new Map(counts.map((count) => [count.day, count]))
+  return Array.from({ length: days }, (_, i) => {
+    const date = new Date(start + i * day).toISOString().slice(0, 10)
+    return byDay.get(date) ?? new DayCount({ day: date, requests: 0, succeeded: 0 })
+  })
+}
+
+/** A bar's length as a share of the longest, in percent; a non-zero count always shows. */
+export const barPercent = (value: number, max: number) =>
+  max <= 0 || value <= 0 ? 0 : Math.max(1, Math.round((value / max) * 100))

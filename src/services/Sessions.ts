@@ -1,0 +1,95 @@
+/**
+ * Dashboard sessions (issue 5 §1). A session is a database row; its cookie holds a JWT that the
+ * service signs with the API key secret, naming the row (`sid`) and carrying no `userId`. A session
+ * cookie sent as an API key is therefore "signed by the service but not created from the dashboard"
+ * (spec §7.2): `/api/tokens` answers 400 `Malformed token: missing userId` and never 200. Ending a
+ * session deletes its row, so its cookie stops working at once, whatever the JWT's expiry says.
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Clock, Duration, Effect, Option, Schema } from "effect"
+import { jwtVerify, SignJWT } from "jose"
+import { SessionMissing } from "../domain/dashboard.ts"
+import { Session } from "../domain/models.ts"
+import type { DashboardUser } from "../domain/models.ts"
+import { signingSecret } from "./ApiKeys.ts"
+import { DashboardConfig } from "./DashboardConfig.ts"
+import { randomToken } from "./secrets.ts"
+
+const algorithm = "HS256"
+
+/** Exactly a session id: an API key (which has a `userId`) never passes for a session. */
+const Claims = Schema.Struct({ sid: Schema.UUID }).pipe(
+  Schema.filter((claims) => !("userId" in claims), { message: () => "an API key is not a session" })
+)
+
+export class Sessions extends Effect.Service<Sessions>()("Sessions", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const { sessionLifetime } = yield* DashboardConfig
+    const secret = new TextEncoder().encode(yield* Effect.orDie(signingSecret))
+    const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+
+    /** The session id a cookie names, if the service signed it and it has not expired. */
+    const sessionId = (token: string | undefined) =>
+      Effect.gen(function* () {
+        if (token === undefined || token === "") return Option.none<string>()
+        const currentDate = yield* now
+        const verified = yield* Effect.option(Effect.tryPromise(() => jwtVerify(token, secret, { algorithms: [algorithm], currentDate })))
+        return Option.flatMap(verified, ({ payload }) => Option.map(Schema.decodeUnknownOption(Claims)(payload), (claims) => claims.sid))
+      })
+
+    const findLive = SqlSchema.findOne({
+      Request: Schema.Struct({ id: Schema.UUID, at: Schema.DateFromSelf }),
+      Result: Session,
+      execute: ({ at, id }) => sql`SELECT s.id, s.user_id, u.account_id, u.email, s.csrf_token, s.expires_at
+        FROM sessions s JOIN dashboard_users u ON u.id = s.user_id JOIN accounts a ON a.id = u.account_id
+        WHERE s.id = ${id} AND s.expires_at > ${at} AND a.deleted_at IS NULL`
+    })
+
+    /** The session a cookie stands for; `SessionMissing` for none, a forged or expired one, or one ended. */
+    const resume = (token: string | undefined) =>
+      Effect.gen(function* () {
+        const id = yield* sessionId(token)
+        const found = Option.isSome(id) ? yield* Effect.orDie(findLive({ id: id.value, at: yield* now })) : Option.none()
+        return Option.isSome(found) ? found.value : yield* new SessionMissing()
+      }).pipe(Effect.withSpan("Sessions.resume"))
+
+    /** Ends the session a cookie stands for, if any. */
+    const end = (token: string | undefined) =>
+      Effect.flatMap(sessionId(token), (id) =>
+        Option.isSome(id) ? Effect.orDie(sql`DELETE FROM sessions WHERE id = ${id.value}`) : Effect.void).pipe(
+          Effect.asVoid,
+          Effect.withSpan("Sessions.end")
+        )
+
+    /**
+     * A new session for a user who just proved who they are, and its cookie value. The session the
+     * browser had before (`previous`), if any, ends: a log-in never keeps an id someone could have
+     * planted (session fixation).
+     */
+    const start = (user: DashboardUser, previous: string | undefined) =>
+      Effect.gen(function* () {
+        yield* end(previous)
+        const createdAt = yield* now
+        yield* sql`DELETE FROM sessions WHERE expires_at <= ${createdAt}`
+        const session = new Session({
+          id: crypto.randomUUID(), userId: user.id, accountId: user.accountId, email: user.email,
+          csrfToken: randomToken(), expiresAt: new Date(createdAt.getTime() + Duration.toMillis(sessionLifetime))
+        })
+        yield* sql`INSERT INTO sessions ${sql.insert({
+          id: session.id, userId: user.id, csrfToken: session.csrfToken, createdAt, expiresAt: session.expiresAt
+        })}`
+        const token = yield* Effect.promise(() =>
+          new SignJWT({ sid: session.id })
+            .setProtectedHeader({ alg: algorithm, typ: "JWT" })
+            .setIssuedAt(Math.floor(createdAt.getTime() / 1000))
+            .setExpirationTime(Math.floor(session.expiresAt.getTime() / 1000))
+            .sign(secret)
+        )
+        return { token, session }
+      }).pipe(Effect.orDie, Effect.withSpan("Sessions.start"))
+
+    return { start, resume, end } as const
+  }),
+  dependencies: [DashboardConfig.layer]
+}) {}

@@ -1,0 +1,154 @@
+/**
+ * The people who log in to the dashboard (issue 5 §1): sign-up, log-in with a bound on recent
+ * failures per account and per address, and invitations made by an operator. Passwords are hashed
+ * with Argon2id (`Bun.password`); of an invitation token only its SHA-256 hash is stored.
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Clock, Duration, Effect, Option, Schema } from "effect"
+import { accountNameUsed, emailUsed, newPasswordUsed, normaliseEmail } from "../domain/credentials.ts"
+import { EmailTaken, InvitationInvalid, LoginFailed, LoginThrottled, SignupClosed } from "../domain/dashboard.ts"
+import { DashboardUser } from "../domain/models.ts"
+import { Accounts } from "./Accounts.ts"
+import { DashboardConfig } from "./DashboardConfig.ts"
+import { randomToken, tokenHash } from "./secrets.ts"
+
+/** Failed log-ins counted over this window; past a bound, log-in is refused until old ones age out. */
+export const loginFailures = { window: Duration.minutes(15), perAccount: 5, perAddress: 20 } as const
+
+const invitationLifetime = Duration.days(7)
+
+export interface SignUp {
+  readonly name: string
+  readonly email: string
+  readonly password: string
+}
+
+export interface LogIn {
+  readonly email: string
+  readonly password: string
+  /** The client's network address, for the per-address bound. */
+  readonly address: string
+}
+
+const hashPassword = (password: string) => Effect.promise(() => Bun.password.hash(password, { algorithm: "argon2id" }))
+
+const Credentials = Schema.Struct({ ...DashboardUser.fields, passwordHash: Schema.NullOr(Schema.String) })
+
+const Failures = Schema.Struct({ failures: Schema.Number, oldest: Schema.NullOr(Schema.DateFromSelf) })
+
+export class Users extends Effect.Service<Users>()("Users", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const accounts = yield* Accounts
+    const config = yield* DashboardConfig
+    // Verified against when the address is unknown, so the time taken does not tell who has an account.
+    const decoy = yield* hashPassword(randomToken())
+    const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+
+    const findCredentials = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Credentials,
+      execute: (email) => sql`SELECT id, account_id, email, password_hash FROM dashboard_users WHERE email = ${email}`
+    })
+
+    const emailTaken = (email: string) =>
+      Effect.map(sql`SELECT 1 FROM dashboard_users WHERE email = ${email}`, (rows) => rows.length > 0)
+
+    const insertUser = (user: DashboardUser, secret: { passwordHash: string } | { invitationHash: string; invitationExpiresAt: Date }) =>
+      Effect.flatMap(now, (createdAt) => sql`INSERT INTO dashboard_users ${sql.insert({ ...user, ...secret, createdAt })}`)
+
+    /** A new account with its first user; refused while sign-up is closed. */
+    const signUp = (form: SignUp) =>
+      Effect.gen(function* () {
+        if (config.signup === "closed") return yield* new SignupClosed()
+        const name = yield* accountNameUsed(form.name)
+        const email = yield* emailUsed(form.email)
+        const passwordHash = yield* hashPassword(yield* newPasswordUsed(form.password))
+        return yield* Effect.gen(function* () {
+          if (yield* emailTaken(email)) return yield* new EmailTaken()
+          const account = yield* accounts.create({ name, email })
+          const user = new DashboardUser({ id: crypto.randomUUID(), accountId: account.id, email })
+          yield* insertUser(user, { passwordHash })
+          return user
+        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+      }).pipe(Effect.withSpan("Users.signUp"))
+
+    const recentFailures = (column: "email" | "address", value: string, since: Date) =>
+      SqlSchema.single({
+        Request: Schema.Void,
+        Result: Failures,
+        execute: () => sql`SELECT count(*)::int AS failures, min(failed_at) AS oldest FROM login_failures
+          WHERE ${sql(column)} = ${value} AND failed_at > ${since}`
+      })(undefined).pipe(Effect.orDie)
+
+    /** Once `seen` reaches `bound`, a refusal saying when the oldest failure ages out. */
+    const throttled = (seen: typeof Failures.Type, bound: number, at: Date) =>
+      seen.failures < bound || seen.oldest === null
+        ? Option.none()
+        : Option.some(new LoginThrottled({
+          retryAfterSeconds: Math.max(1, Math.ceil((seen.oldest.getTime() + Duration.toMillis(loginFailures.window) - at.getTime()) / 1000))
+        }))
+
+    /** Refused before the password is looked at while either bound is reached. */
+    const logIn = (form: LogIn) =>
+      Effect.gen(function* () {
+        const email = normaliseEmail(form.email)
+        const at = yield* now
+        const since = new Date(at.getTime() - Duration.toMillis(loginFailures.window))
+        yield* sql`DELETE FROM login_failures WHERE failed_at <= ${since}`.pipe(Effect.orDie)
+        const byAccount = yield* recentFailures("email", email, since)
+        const byAddress = yield* recentFailures("address", form.address, since)
+        const refused = Option.orElse(
+          throttled(byAccount, loginFailures.perAccount, at),
+          () => throttled(byAddress, loginFailures.perAddress, at)
+        )
+        if (Option.isSome(refused)) return yield* refused.value
+        const found = yield* Effect.orDie(findCredentials(email))
+        const hash = Option.flatMap(found, (user) => Option.fromNullable(user.passwordHash))
+        const valid = yield* Effect.promise(() => Bun.password.verify(form.password, Option.getOrElse(hash, () => decoy)))
+        if (!valid || Option.isNone(hash) || Option.isNone(found)) {
+          yield* sql`INSERT INTO login_failures ${sql.insert({ email, address: form.address, failedAt: at })}`.pipe(Effect.orDie)
+          return yield* new LoginFailed()
+        }
+        // A success clears the account's count (its owner is back), not the address's.
+        yield* sql`DELETE FROM login_failures WHERE email = ${email}`.pipe(Effect.orDie)
+        return new DashboardUser({ id: found.value.id, accountId: found.value.accountId, email })
+      }).pipe(Effect.withSpan("Users.logIn"))
+
+    /** An operator's invitation to an existing account: a one-time token, valid for a week. */
+    const invite = (accountId: string, rawEmail: string) =>
+      Effect.gen(function* () {
+        const email = yield* emailUsed(rawEmail)
+        yield* accounts.find(accountId)
+        if (yield* emailTaken(email)) return yield* new EmailTaken()
+        const token = randomToken()
+        const expiresAt = new Date((yield* Clock.currentTimeMillis) + Duration.toMillis(invitationLifetime))
+        const user = new DashboardUser({ id: crypto.randomUUID(), accountId, email })
+        yield* insertUser(user, { invitationHash: tokenHash(token), invitationExpiresAt: expiresAt })
+        return { user, token, expiresAt }
+      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Users.invite"))
+
+    const pendingInvitation = (token: string) =>
+      Effect.gen(function* () {
+        const rows = yield* sql<{ email: string }>`SELECT email FROM dashboard_users
+          WHERE invitation_hash = ${tokenHash(token)} AND invitation_expires_at > ${yield* now} AND password_hash IS NULL`
+        const [row] = rows
+        return row === undefined ? yield* new InvitationInvalid() : row
+      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Users.pendingInvitation"))
+
+    /** Sets the password of an invited user; the token works once. */
+    const acceptInvitation = (token: string, password: string) =>
+      Effect.gen(function* () {
+        yield* pendingInvitation(token)
+        const passwordHash = yield* hashPassword(yield* newPasswordUsed(password))
+        const [row] = yield* sql<{ id: string; accountId: string; email: string }>`UPDATE dashboard_users
+          SET password_hash = ${passwordHash}, invitation_hash = NULL, invitation_expires_at = NULL
+          WHERE invitation_hash = ${tokenHash(token)} AND invitation_expires_at > ${yield* now} AND password_hash IS NULL
+          RETURNING id, account_id, email`
+        return row === undefined ? yield* new InvitationInvalid() : new DashboardUser(row)
+      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Users.acceptInvitation"))
+
+    return { signupOpen: config.signup === "open", signUp, logIn, invite, pendingInvitation, acceptInvitation } as const
+  }),
+  dependencies: [Accounts.Default, DashboardConfig.layer]
+}) {}

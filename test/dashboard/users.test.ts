@@ -1,0 +1,180 @@
+import { describe, expect, it, layer } from "@effect/vitest"
+import { Cause, ConfigProvider, Effect, Exit, Layer, TestClock } from "effect"
+import { SignJWT } from "jose"
+import { Accounts } from "../../src/services/Accounts.ts"
+import { ApiKeys } from "../../src/services/ApiKeys.ts"
+import { DashboardConfig } from "../../src/services/DashboardConfig.ts"
+import { Sessions } from "../../src/services/Sessions.ts"
+import { loginFailures, Users } from "../../src/services/Users.ts"
+import { backends, pglite } from "../support/database.ts"
+import { servicesOn } from "../support/services.ts"
+
+const now = Date.parse("2026-03-01T12:00:00.000Z")
+const minute = 60_000
+const password = "correct horse battery staple"
+
+const users = Users
+const signUp = (email: string, name = "Ada") => Effect.flatMap(users, (u) => u.signUp({ name, email, password }))
+const logIn = (email: string, pass: string, address = "192.0.2.1") =>
+  Effect.flatMap(users, (u) => u.logIn({ email, password: pass, address }))
+const failedTag = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.map(Effect.flip(effect), (error) => error._tag)
+
+for (const backend of backends) {
+  layer(servicesOn(backend))(`Users and Sessions on ${backend.name}`, (it) => {
+    describe("sign-up", () => {
+      it.effect("makes an account with its first user; the address is stored trimmed and in lower case", () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(now)
+          const user = yield* signUp("  Signup@Example.COM ")
+          expect(user.email).toBe("signup@example.com")
+          const account = yield* Effect.flatMap(Accounts, (a) => a.find(user.accountId))
+          expect([account.name, account.email, account.credits]).toEqual(["Ada", "signup@example.com", 0])
+          expect(yield* failedTag(signUp("SIGNUP@example.com"))).toBe("EmailTaken")
+        }))
+
+      it.effect("refuses each field that breaks its rule, naming the field", () =>
+        Effect.gen(function* () {
+          const refusal = (form: { name: string; email: string; password: string }) =>
+            Effect.flatMap(users, (u) => u.signUp(form)).pipe(
+              Effect.flip,
+              Effect.map((e) => (e._tag === "FormInvalid" ? e.field : e._tag))
+            )
+          expect(yield* refusal({ name: " ", email: "a@example.com", password })).toBe("name")
+          expect(yield* refusal({ name: "A", email: "no-at-sign", password })).toBe("email")
+          expect(yield* refusal({ name: "A", email: "a@example.com", password: "seven77" })).toBe("password")
+          expect(yield* refusal({ name: "A", email: "a@example.com", password: "x".repeat(257) })).toBe("password")
+        }))
+    })
+
+    describe("log-in", () => {
+      it.effect("the right password logs in; a wrong one and an unknown address fail alike", () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(now)
+          const user = yield* signUp("login@example.com")
+          expect((yield* logIn("LOGIN@example.com", password)).id).toBe(user.id)
+          expect(yield* failedTag(logIn("login@example.com", "wrong password"))).toBe("LoginFailed")
+          expect(yield* failedTag(logIn("nobody@example.com", password))).toBe("LoginFailed")
+        }))
+
+      it.effect(`after ${loginFailures.perAccount} failures for an account it is refused, right password or not, until they age out`, () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(now)
+          yield* signUp("bounded@example.com")
+          for (let i = 0; i < loginFailures.perAccount; i++) {
+            yield* TestClock.adjust(minute)
+            expect(yield* failedTag(logIn("bounded@example.com", "wrong", `198.51.100.${i}`))).toBe("LoginFailed")
+          }
+          const refused = yield* Effect.flip(logIn("bounded@example.com", password, "203.0.113.9"))
+          expect(refused).toMatchObject({ _tag: "LoginThrottled", retryAfterSeconds: 11 * 60 })
+          // The oldest failure ages out after 15 minutes: one more try.
+          yield* TestClock.adjust(11 * minute)
+          expect((yield* logIn("bounded@example.com", password)).email).toBe("bounded@example.com")
+          // A success clears the account's count.
+          for (let i = 0; i < loginFailures.perAccount - 1; i++) yield* Effect.flip(logIn("bounded@example.com", "wrong"))
+          expect(yield* failedTag(logIn("bounded@example.com", "wrong"))).toBe("LoginFailed")
+        }))
+
+      it.effect(`after ${loginFailures.perAddress} failures from one address, it is refused for every account; other addresses are not`, () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(now)
+          yield* signUp("target@example.com")
+          for (let i = 0; i < loginFailures.perAddress; i++) {
+            yield* Effect.flip(logIn(`guess${i}@example.com`, "wrong", "192.0.2.66"))
+          }
+          expect(yield* failedTag(logIn("target@example.com", password, "192.0.2.66"))).toBe("LoginThrottled")
+          expect((yield* logIn("target@example.com", password, "192.0.2.67")).email).toBe("target@example.com")
+        }))
+    })
+
+    describe("invitations", () => {
+      it.effect("set a password once, within a week", () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(now)
+          const account = yield* Effect.flatMap(Accounts, (a) => a.create({ name: "Invited" }))
+          const { token } = yield* Effect.flatMap(users, (u) => u.invite(account.id, "Guest@example.com"))
+          expect((yield* Effect.flatMap(users, (u) => u.pendingInvitation(token))).email).toBe("guest@example.com")
+          expect(yield* failedTag(logIn("guest@example.com", password))).toBe("LoginFailed")
+          const user = yield* Effect.flatMap(users, (u) => u.acceptInvitation(token, password))
+          expect(user.accountId).toBe(account.id)
+          expect((yield* logIn("guest@example.com", password)).id).toBe(user.id)
+          expect(yield* failedTag(Effect.flatMap(users, (u) => u.acceptInvitation(token, "another password")))).toBe("InvitationInvalid")
+
+          const late = yield* Effect.flatMap(Accounts, (a) => a.create({ name: "Late" }))
+          const expiring = yield* Effect.flatMap(users, (u) => u.invite(late.id, "late@example.com"))
+          yield* TestClock.adjust(7 * 24 * 60 * minute)
+          expect(yield* failedTag(Effect.flatMap(users, (u) => u.acceptInvitation(expiring.token, password)))).toBe("InvitationInvalid")
+        }))
+    })
+
+    describe("sessions", () => {
+      const sessions = Sessions
+      const start = (previous?: string) =>
+        Effect.gen(function* () {
+          const user = yield* signUp(`session-${crypto.randomUUID()}@example.com`)
+          return yield* Effect.flatMap(sessions, (s) => s.start(user, previous))
+        })
+      const resumeTag = (token: string | undefined) => failedTag(Effect.flatMap(sessions, (s) => s.resume(token)))
+
+      it.effect("a session lasts its lifetime (7 days by default), then its cookie opens nothing", () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(now)
+          const { session, token } = yield* start()
+          expect(session.expiresAt.getTime()).toBe(now + 7 * 24 * 60 * minute)
+          expect((yield* Effect.flatMap(sessions, (s) => s.resume(token))).id).toBe(session.id)
+          yield* TestClock.adjust(7 * 24 * 60 * minute)
+          expect(yield* resumeTag(token)).toBe("SessionMissing")
+        }))
+
+      it.effect("ending a session, or starting one over it, kills its cookie at once", () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(now)
+          const first = yield* start()
+          const second = yield* start(first.token)
+          expect(second.session.id).not.toBe(first.session.id)
+          expect(second.session.csrfToken).not.toBe(first.session.csrfToken)
+          expect(yield* resumeTag(first.token)).toBe("SessionMissing")
+          yield* Effect.flatMap(sessions, (s) => s.end(second.token))
+          expect(yield* resumeTag(second.token)).toBe("SessionMissing")
+        }))
+
+      it.effect("no cookie, a forged one, an API key, or one of a deleted account is no session", () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(now)
+          const { session, token } = yield* start()
+          const [header, payload] = token.split(".")
+          const forged = yield* Effect.promise(() =>
+            new SignJWT({ sid: session.id }).setProtectedHeader({ alg: "HS256" }).sign(new TextEncoder().encode("not-the-secret-not-the-secret!!!")))
+          const key = yield* Effect.flatMap(ApiKeys, (k) => k.create(session.accountId, { expiredAt: new Date(now + 864e5) }))
+          for (const cookie of [undefined, "", "garbage", `${header}.${payload}.`, forged, key.token]) {
+            expect(yield* resumeTag(cookie)).toBe("SessionMissing")
+          }
+          yield* Effect.flatMap(Accounts, (a) => a.remove(session.accountId))
+          expect(yield* resumeTag(token)).toBe("SessionMissing")
+        }))
+    })
+  })
+}
+
+layer(servicesOn(pglite).pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({ SIGNUP: "closed", SESSION_LIFETIME: "2 hours" })))))(
+  "SIGNUP=closed, SESSION_LIFETIME=2 hours",
+  (it) => {
+    it.effect("sign-up is refused; invitations still let people in, for sessions of two hours", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(now)
+        expect(yield* failedTag(signUp("closed@example.com"))).toBe("SignupClosed")
+        const account = yield* Effect.flatMap(Accounts, (a) => a.create({ name: "Invited" }))
+        const { token } = yield* Effect.flatMap(users, (u) => u.invite(account.id, "closed@example.com"))
+        const user = yield* Effect.flatMap(users, (u) => u.acceptInvitation(token, password))
+        const { session } = yield* Effect.flatMap(Sessions, (s) => s.start(user, undefined))
+        expect(session.expiresAt.getTime() - now).toBe(2 * 60 * minute)
+      }))
+  }
+)
+
+it.effect("SIGNUP must be open or closed: anything else stops the start", () =>
+  Effect.gen(function* () {
+    const start = DashboardConfig.layer.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({ SIGNUP: "maybe" }))))
+    const exit = yield* Effect.exit(Effect.provide(DashboardConfig, start))
+    expect(Exit.isFailure(exit) && Cause.isDie(exit.cause)).toBe(true)
+  }))
