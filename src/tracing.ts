@@ -1,0 +1,23 @@
+/**
+ * Optional trace export (issue 7 §3): with `OTEL_EXPORTER_OTLP_ENDPOINT` set, every span (one per
+ * request, per service call, per pipeline step) goes to that OTLP/HTTP collector as JSON.
+ * Without it, spans cost nothing and go nowhere.
+ */
+import { FetchHttpClient } from "@effect/platform"
+import * as OtlpSerialization from "@effect/opentelemetry/OtlpSerialization"
+import * as OtlpTracer from "@effect/opentelemetry/OtlpTracer"
+import { Config, Effect, Layer, Option } from "effect"
+
+export const TracingLive = Layer.unwrapEffect(
+  Effect.gen(function* () {
+    const endpoint = yield* Config.option(Config.string("OTEL_EXPORTER_OTLP_ENDPOINT"))
+    if (Option.isNone(endpoint)) return Layer.empty
+    const serviceName = yield* Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault("image-metadata-service"))
+    yield* Effect.logInfo("exporting traces", { endpoint: endpoint.value, serviceName })
+    return OtlpTracer.layer({
+      url: `${endpoint.value.replace(/\/$/, "")}/v1/traces`,
+      resource: { serviceName },
+      exportInterval: "2 seconds"
+    }).pipe(Layer.provide(OtlpSerialization.layerJson), Layer.provide(FetchHttpClient.layer))
+  })
+)

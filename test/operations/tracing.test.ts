@@ -1,0 +1,50 @@
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Layer, Schedule } from "effect"
+import { TracingLive } from "../../src/tracing.ts"
+import { pglite } from "../support/database.ts"
+import { customer, jpeg, postDescribe } from "../support/describe.ts"
+import { serverWith } from "../support/server.ts"
+import { servicesOn } from "../support/services.ts"
+
+/** A local OTLP/HTTP collector: the names of the spans it received. */
+const collector = Effect.acquireRelease(
+  Effect.sync(() => {
+    const spanNames: Array<string> = []
+    const server = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: async (request) => {
+        const body = (await request.json()) as {
+          resourceSpans?: Array<{ scopeSpans?: Array<{ spans?: Array<{ name: string }> }> }>
+        }
+        for (const resource of body.resourceSpans ?? []) {
+          for (const scope of resource.scopeSpans ?? []) spanNames.push(...(scope.spans ?? []).map((s) => s.name))
+        }
+        return Response.json({})
+      }
+    })
+    return { server, url: `http://127.0.0.1:${server.port}`, spanNames }
+  }),
+  ({ server }) => Effect.promise(() => server.stop(true))
+)
+
+describe("traces", () => {
+  it.scopedLive("with OTEL_EXPORTER_OTLP_ENDPOINT set, a describe request's spans reach the collector", () =>
+    Effect.gen(function* () {
+      const otlp = yield* collector
+      const tracing = TracingLive.pipe(
+        Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["OTEL_EXPORTER_OTLP_ENDPOINT", otlp.url]]))))
+      )
+      yield* Effect.gen(function* () {
+        const c = yield* customer(1)
+        expect((yield* postDescribe({ image: jpeg }, c.token)).status).toBe(200)
+        yield* Effect.sync(() => otlp.spanNames.includes("POST /api/describe")).pipe(
+          Effect.repeat({ until: (done) => done, schedule: Schedule.spaced("200 millis") }),
+          Effect.timeout("15 seconds")
+        )
+      }).pipe(Effect.provide(serverWith(servicesOn(pglite))), Effect.provide(tracing))
+      expect(otlp.spanNames).toEqual(expect.arrayContaining([
+        "POST /api/describe", "ApiKeys.authenticate", "Credits.reserve", "Images.prepare", "Credits.settle"
+      ]))
+    }), 60_000)
+})
