@@ -58,7 +58,7 @@ const readForm = (request: HttpServerRequest.HttpServerRequest) =>
       Effect.catchTag("RequestError", () => new NotMultipart()),
       Effect.timeoutFail({ duration: uploadTimeout, onTimeout: () => new UploadTimedOut() })
     )
-  })
+  }).pipe(Effect.withSpan("describe.readForm"))
 
 /** Checks 3 to 7, once a credit is held. */
 const describeUpload = (request: HttpServerRequest.HttpServerRequest, adapt: (form: DescribeForm) => DescribeForm) =>
@@ -72,7 +72,7 @@ const describeUpload = (request: HttpServerRequest.HttpServerRequest, adapt: (fo
       ? defaultFields
       : form.schema.truncated
       ? yield* new InvalidSchema({ reason: schemaRule.tooLarge })
-      : yield* parseSchemaFields(form.schema.text)
+      : yield* parseSchemaFields(form.schema.text).pipe(Effect.withSpan("describe.schema"))
 
     yield* note({ imageBytes: form.image.size })
     yield* Metric.incrementBy(imageBytesIn, form.image.size)
