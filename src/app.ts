@@ -1,5 +1,5 @@
 /** The one place the application is composed: configuration, database, services, server. */
-import { Effect, Layer, Schedule } from "effect"
+import { Effect, Layer } from "effect"
 import { AppConfig, logSummary } from "./config.ts"
 import * as Database from "./db/Database.ts"
 import { ServerLive } from "./http/server.ts"
@@ -22,8 +22,10 @@ export const ServicesLive = Layer.mergeAll(
 )
 
 /**
- * Start-up work: print the configuration and describer once. Then, at start and every minute,
- * give back the credits held by requests of processes that are gone (a crash, a killed replica).
+ * Start-up work, done before the server listens: print the configuration and describer once, and
+ * give back the credits held by requests of processes that are gone (a crash, a killed replica),
+ * so a restarted service never answers `no credit left` for credits it still holds. Then sweep
+ * again every minute, for replicas that die while this one runs.
  */
 const StartUp = Layer.scopedDiscard(
   Effect.gen(function* () {
@@ -37,11 +39,13 @@ const StartUp = Layer.scopedDiscard(
       // A database outage must not end the sweeping; the next round tries again.
       Effect.catchAllCause((cause) => Effect.logWarning("could not release abandoned reservations", cause))
     )
-    yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced("1 minute")))
+    yield* sweep
+    yield* Effect.forkScoped(Effect.forever(Effect.delay(sweep, "1 minute")))
   })
 )
 
-export const AppLive = Layer.mergeAll(ServerLive, StartUp).pipe(
+export const AppLive = ServerLive.pipe(
+  Layer.provide(StartUp),
   Layer.provide(Layer.mergeAll(ServicesLive, Images.layer, DescriberLive.layer)),
   Layer.provide(Database.layer),
   Layer.provide(AppConfig.layer)

@@ -6,7 +6,7 @@ import * as Migrator from "@effect/sql/Migrator"
 import type { SqlClient } from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Option, String } from "effect"
+import { Effect, Layer, Option, Redacted, String } from "effect"
 import type { ConfigError } from "effect/ConfigError"
 import { AppConfig } from "../config.ts"
 import * as DataDirLock from "./DataDirLock.ts"
@@ -29,9 +29,24 @@ export type DatabaseError = SqlError | Migrator.MigrationError | ConfigError | D
 export const withMigrations = <E, R>(client: Layer.Layer<SqlClient, E, R>) =>
   Layer.effectDiscard(migrate).pipe(Layer.provideMerge(client))
 
-export const layerPostgres = (url: Parameters<typeof PgClient.layer>[0]["url"]) =>
+/**
+ * A statement that gets no answer in this time fails (a 500, no credit used) instead of hanging the
+ * request for the whole of a network outage; the operator's own `query_timeout` in the URL wins.
+ */
+const queryTimeoutMs = 5_000
+
+const withQueryTimeout = (url: Redacted.Redacted) => {
+  const value = Redacted.value(url)
+  if (!URL.canParse(value)) return url
+  const parsed = new URL(value)
+  if (!parsed.searchParams.has("query_timeout")) parsed.searchParams.set("query_timeout", `${queryTimeoutMs}`)
+  return Redacted.make(parsed.toString())
+}
+
+export const layerPostgres = (url: Redacted.Redacted) =>
   withMigrations(PgClient.layer({
-    url,
+    url: withQueryTimeout(url),
+    connectTimeout: "5 seconds",
     transformQueryNames: String.camelToSnake,
     transformResultNames: String.snakeToCamel
   }))

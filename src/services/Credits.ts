@@ -5,7 +5,7 @@
  * can never charge a failure, charge twice, or lose a credit. A balance never goes below zero.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Clock, Effect, Metric, Option, Schema } from "effect"
+import { Clock, Effect, HashSet, Metric, Option, Ref, Schedule, Schema } from "effect"
 import { AccountNotFound, InvalidCommand, NoCreditLeft } from "../domain/errors.ts"
 import { LedgerEntry, Usage } from "../domain/models.ts"
 import { creditsCharged, reservationsOpen } from "../metrics.ts"
@@ -121,6 +121,36 @@ export class Credits extends Effect.Service<Credits>()("Credits", {
       )
 
     /**
+     * `settle`, and when the database cannot take it (an outage), a background retry that releases
+     * the credit once the database is back, so the hold never outlives the outage. It releases
+     * rather than captures: the client of a failed settle was answered with a 500.
+     */
+    const unsettled = yield* Ref.make(HashSet.empty<string>())
+    const releaseUnsettled = (usageId: string) =>
+      settle(usageId, { status: 500, errorKind: "SettleFailed" }).pipe(
+        Effect.zipRight(Ref.update(unsettled, HashSet.remove(usageId)))
+      )
+    const settleOrRelease = (usageId: string, outcome: Outcome) =>
+      settle(usageId, outcome).pipe(
+        Effect.tapErrorCause(() =>
+          Ref.update(unsettled, HashSet.add(usageId)).pipe(
+            Effect.zipRight(
+              releaseUnsettled(usageId).pipe(
+                Effect.sandbox,
+                Effect.retry(Schedule.exponential("200 millis").pipe(Schedule.union(Schedule.spaced("5 seconds")))),
+                Effect.forkDaemon
+              )
+            )
+          )
+        )
+      )
+
+    /** Before holding a new credit, give back those a failed settle still holds (first success wins). */
+    const releaseAllUnsettled = Effect.flatMap(Ref.get(unsettled), (ids) =>
+      Effect.forEach(ids, (id) => Effect.ignore(Effect.sandbox(releaseUnsettled(id))), { discard: true })
+    )
+
+    /**
      * Releases the reservations of service processes that are gone (crashed or killed), so their
      * credits come back. Run at start-up and periodically.
      */
@@ -156,8 +186,8 @@ export class Credits extends Effect.Service<Credits>()("Credits", {
 
     return {
       grant,
-      reserve,
-      settle,
+      reserve: (accountId: string, keyId: string | null) => Effect.zipRight(releaseAllUnsettled, reserve(accountId, keyId)),
+      settle: settleOrRelease,
       releaseAbandoned,
       ledger: (accountId: string) => ledger(accountId).pipe(Effect.orDie),
       usage: (accountId: string) => usage(accountId).pipe(Effect.orDie)

@@ -3,7 +3,7 @@
  * way to tell whether the process that made a reservation is still running (issue 3 §6).
  */
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Deferred, Effect, Layer, Option, Schedule } from "effect"
 import { AppConfig } from "../config.ts"
 
 export class Instance extends Context.Tag("Instance")<Instance, {
@@ -26,19 +26,36 @@ export class Instance extends Context.Tag("Instance")<Instance, {
       const sql = yield* SqlClient.SqlClient
       const id = crypto.randomUUID()
       const lock = (key: string) => `SELECT pg_${key}(hashtextextended($1, 0)) AS held`
-      const own = yield* sql.reserve
-      yield* Effect.acquireRelease(
-        own.executeRaw(lock("advisory_lock"), [id]),
-        () => own.executeRaw(lock("advisory_unlock"), [id]).pipe(Effect.ignore)
-      )
-      const isAlive = (other: string) =>
+      // Hold the lock on a connection of its own, checked every few seconds. A database outage
+      // drops that session and the lock with it: take it again on a fresh connection, or another
+      // process would soon take this one for dead and release its requests' credits.
+      const held = yield* Deferred.make<void>()
+      const holdLock = Effect.gen(function* () {
+        const own = yield* sql.reserve
+        yield* Effect.acquireRelease(
+          own.executeRaw(lock("advisory_lock"), [id]),
+          () => own.executeRaw(lock("advisory_unlock"), [id]).pipe(Effect.ignore)
+        )
+        yield* Deferred.succeed(held, undefined)
+        yield* own.executeRaw("SELECT 1", []).pipe(Effect.repeat(Schedule.spaced("1 second")))
+      }).pipe(Effect.scoped)
+      yield* Effect.forkScoped(holdLock.pipe(Effect.retry(Schedule.spaced("1 second"))))
+      yield* Deferred.await(held)
+      const lockIsFree = (other: string) =>
         Effect.gen(function* () {
           const connection = yield* sql.reserve
           const [row] = yield* connection.execute(lock("try_advisory_lock"), [other], undefined)
           const free = row?.held === true
           if (free) yield* connection.executeRaw(lock("advisory_unlock"), [other])
-          return !free
+          return free
         }).pipe(Effect.scoped, Effect.orDie)
+      // A live process that just lost its connection takes its lock again within a second or two:
+      // only a lock still free a few seconds later means the process is gone.
+      const isAlive = (other: string) =>
+        lockIsFree(other).pipe(
+          Effect.flatMap((free) => (free ? Effect.delay(lockIsFree(other), "3 seconds") : Effect.succeed(false))),
+          Effect.map((free) => !free)
+        )
       return { id, isAlive }
     }).pipe(Effect.orDie)
   )

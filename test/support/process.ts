@@ -59,6 +59,15 @@ export interface Finished {
   readonly stderr: string
 }
 
+/**
+ * Children not yet reaped. Should a test worker end without closing a scope (a hook timing out),
+ * they are killed as it exits rather than left running.
+ */
+const children = new Set<Bun.Subprocess>()
+process.once("exit", () => {
+  for (const child of children) child.kill("SIGKILL")
+})
+
 const spawn = (args: ReadonlyArray<string>, env: Env) =>
   Effect.acquireRelease(
     Effect.sync((): Running => {
@@ -70,6 +79,8 @@ const spawn = (args: ReadonlyArray<string>, env: Env) =>
         stdout: "pipe",
         stderr: "pipe"
       })
+      children.add(child)
+      void child.exited.then(() => children.delete(child))
       return { child, stdout: new Response(child.stdout).text(), stderr: new Response(child.stderr).text() }
     }),
     ({ child }) =>

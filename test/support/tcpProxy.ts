@@ -1,0 +1,110 @@
+/**
+ * A TCP proxy on a loopback port in front of a server (PostgreSQL), so a test can take the server
+ * away from one client without touching the server others share:
+ * - `stop`: as if the server went down: open connections are reset, new ones refused;
+ * - `blackhole`: as if the network dropped every packet: connections are accepted and bytes are
+ *   taken, but nothing is delivered either way;
+ * - `restore`: the path is back; a blackhole delivers what it held, as retransmission would.
+ */
+import { Effect } from "effect"
+import * as net from "node:net"
+
+export interface TcpProxy {
+  readonly port: number
+  readonly stop: Effect.Effect<void>
+  readonly blackhole: Effect.Effect<void>
+  readonly restore: Effect.Effect<void>
+}
+
+type State = "open" | "stopped" | "blackhole"
+
+/** One client connection and its upstream; bytes wait in `held` while the path is a blackhole. */
+interface Link {
+  readonly client: net.Socket
+  upstream: net.Socket | undefined
+  readonly held: { toUpstream: Array<Buffer>; toClient: Array<Buffer> }
+}
+
+export const tcpProxy = (target: { readonly host: string; readonly port: number }) =>
+  Effect.acquireRelease(
+    Effect.async<{ readonly proxy: TcpProxy; readonly close: () => Promise<void> }>((resume) => {
+      let state: State = "open"
+      const links = new Set<Link>()
+
+      const drop = (link: Link) => {
+        links.delete(link)
+        link.client.destroy()
+        link.upstream?.destroy()
+      }
+
+      const connectUpstream = (link: Link) => {
+        const upstream = net.connect({ host: target.host, port: target.port })
+        link.upstream = upstream
+        upstream.on("data", (data: Buffer) => {
+          if (state === "open") link.client.write(data)
+          else link.held.toClient.push(data)
+        })
+        upstream.on("error", () => drop(link))
+        upstream.on("close", () => drop(link))
+        for (const data of link.held.toUpstream.splice(0)) upstream.write(data)
+      }
+
+      const server = net.createServer((client) => {
+        if (state === "stopped") return client.resetAndDestroy()
+        const link: Link = { client, upstream: undefined, held: { toUpstream: [], toClient: [] } }
+        links.add(link)
+        client.on("data", (data: Buffer) => {
+          if (state === "open" && link.upstream !== undefined) link.upstream.write(data)
+          else link.held.toUpstream.push(data)
+        })
+        client.on("error", () => drop(link))
+        client.on("close", () => drop(link))
+        if (state === "open") connectUpstream(link)
+      })
+
+      const listen = (port: number) =>
+        new Promise<number>((resolve, reject) => {
+          server.once("error", reject)
+          server.listen(port, "127.0.0.1", () => {
+            server.off("error", reject)
+            const address = server.address()
+            resolve(typeof address === "object" && address !== null ? address.port : 0)
+          })
+        })
+
+      void listen(0).then((port) => {
+        const proxy: TcpProxy = {
+          port,
+          stop: Effect.promise(() => {
+            state = "stopped"
+            for (const link of [...links]) {
+              link.client.resetAndDestroy()
+              drop(link)
+            }
+            return new Promise<void>((resolve) => server.close(() => resolve()))
+          }),
+          blackhole: Effect.sync(() => {
+            state = "blackhole"
+          }),
+          restore: Effect.promise(async () => {
+            const previous = state
+            state = "open"
+            if (previous === "stopped") await listen(port)
+            for (const link of links) {
+              if (link.upstream === undefined) connectUpstream(link)
+              else for (const data of link.held.toUpstream.splice(0)) link.upstream.write(data)
+              for (const data of link.held.toClient.splice(0)) link.client.write(data)
+            }
+          })
+        }
+        const close = () =>
+          new Promise<void>((resolve) => {
+            for (const link of [...links]) drop(link)
+            if (!server.listening) return resolve()
+            server.close(() => resolve())
+          })
+        resume(Effect.succeed({ proxy, close }))
+      })
+    }),
+    ({ close }) => Effect.promise(close)
+  ).pipe(Effect.map(({ proxy }) => proxy))
