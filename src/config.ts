@@ -16,6 +16,8 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
   readonly uploadTimeout: Duration.Duration
   /** Guards `/metrics`; without it only loopback clients may scrape. */
   readonly metricsToken: Option.Option<Redacted.Redacted>
+  /** On SIGTERM, how long requests in flight may finish. */
+  readonly shutdownTimeout: Duration.Duration
 }>() {
   static readonly config = Config.all({
     port: Config.port("PORT").pipe(Config.withDefault(3000)),
@@ -24,7 +26,8 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
     dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
     apiKeySecret: Config.option(Config.redacted("API_KEY_SECRET")),
     uploadTimeout: Config.integer("UPLOAD_TIMEOUT_MS").pipe(Config.withDefault(60_000), Config.map(Duration.millis)),
-    metricsToken: Config.option(Config.redacted("METRICS_TOKEN"))
+    metricsToken: Config.option(Config.redacted("METRICS_TOKEN")),
+    shutdownTimeout: Config.integer("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(25_000), Config.map(Duration.millis))
   })
 
   static readonly layer = Layer.effect(AppConfig, AppConfig.config)
@@ -38,6 +41,7 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
       apiKeySecret: Option.some(Redacted.make("test-secret-test-secret-test-secret!")),
       uploadTimeout: Duration.seconds(60),
       metricsToken: Option.none(),
+      shutdownTimeout: Duration.seconds(5),
       ...overrides
     })
 }
@@ -52,11 +56,13 @@ export const summary = (config: Context.Tag.Service<AppConfig>) => ({
   }),
   dataDir: config.dataDir,
   uploadTimeoutMs: Duration.toMillis(config.uploadTimeout),
+  shutdownTimeoutMs: Duration.toMillis(config.shutdownTimeout),
   apiKeySecret: Option.match(config.apiKeySecret, { onNone: () => "generated, kept in the database", onSome: () => "<redacted>" }),
   metricsToken: Option.match(config.metricsToken, { onNone: () => "unset: /metrics answers loopback only", onSome: () => "<redacted>" })
 })
 
-const redactUrl = (url: string) => {
+/** A URL without its password, to print. */
+export const redactUrl = (url: string) => {
   const parsed = URL.canParse(url) ? new URL(url) : undefined
   if (parsed === undefined) return "<redacted>"
   if (parsed.password !== "") parsed.password = "redacted"

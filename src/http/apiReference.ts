@@ -1,8 +1,7 @@
 /** A human-readable reference page rendered from the OpenAPI document (issue 7 §5). */
+import { escapeHtml as escape } from "../dashboard/html.ts"
 import { openApiDocument } from "./openapi.ts"
 
-const escape = (text: string) =>
-  text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;")
 
 interface Operation {
   readonly summary: string

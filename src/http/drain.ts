@@ -5,7 +5,8 @@
  * Requests still running at the deadline are interrupted, which releases their credits.
  */
 import { HttpMiddleware } from "@effect/platform"
-import { Config, Context, Duration, Effect, Layer, Ref, Schedule } from "effect"
+import { Context, Effect, Layer, Ref, Schedule } from "effect"
+import { AppConfig } from "../config.ts"
 
 export class Drain extends Context.Tag("Drain")<Drain, {
   readonly inFlight: Ref.Ref<number>
@@ -28,7 +29,7 @@ export const trackInFlight = HttpMiddleware.make((app) =>
 export const DrainOnShutdown = Layer.scopedDiscard(
   Effect.gen(function* () {
     const { inFlight, draining } = yield* Drain
-    const timeout = yield* Config.integer("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(25_000), Config.map(Duration.millis))
+    const { shutdownTimeout: timeout } = yield* AppConfig
     yield* Effect.addFinalizer(() =>
       Effect.gen(function* () {
         yield* Ref.set(draining, true)
@@ -43,5 +44,5 @@ export const DrainOnShutdown = Layer.scopedDiscard(
         yield* Effect.logInfo("drained", { stillRunning: yield* Ref.get(inFlight) })
       })
     )
-  }).pipe(Effect.orDie)
+  })
 )

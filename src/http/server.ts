@@ -3,7 +3,7 @@
  * its body limit would otherwise send a 413 before auth and credits are checked (§4.1), and its
  * 10 s idle timeout would cut off clients waiting for a slow model.
  */
-import { HttpServer } from "@effect/platform"
+import { HttpMiddleware, HttpServer } from "@effect/platform"
 import { BunHttpServer } from "@effect/platform-bun"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig } from "../config.ts"
@@ -17,7 +17,10 @@ import { router } from "./router.ts"
 export const serveRoutes = HttpServer.serve(router, (app) => requestLog(trackInFlight(app))).pipe(
   // Built after the server: on shutdown it waits for requests in flight before the server stops them.
   (serve) => Layer.provideMerge(DrainOnShutdown, serve),
-  Layer.provide(Drain.layer)
+  Layer.provide(Drain.layer),
+  // Dashboard URLs carry one-time tokens (invitations, the Try it form's CSRF token) in their
+  // query: their requests get no span, so no token reaches a trace backend.
+  HttpMiddleware.withTracerDisabledWhen((request) => request.url.startsWith("/dashboard"))
 )
 
 /** What the server needs of Bun whatever the address; tests serve with the same. */

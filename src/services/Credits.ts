@@ -111,11 +111,7 @@ export class Credits extends Effect.Service<Credits>()("Credits", {
         Effect.orDie,
         Effect.tap(Option.match({
           onNone: () => Effect.void,
-          onSome: () =>
-            Effect.zipRight(
-              Metric.incrementBy(reservationsOpen, -1),
-              outcome.status === 200 ? Metric.increment(creditsCharged) : Effect.void
-            )
+          onSome: () => (outcome.status === 200 ? Metric.increment(creditsCharged) : Effect.void)
         })),
         Effect.withSpan("Credits.settle")
       )
@@ -130,8 +126,11 @@ export class Credits extends Effect.Service<Credits>()("Credits", {
       settle(usageId, { status: 500, errorKind: "SettleFailed" }).pipe(
         Effect.zipRight(Ref.update(unsettled, HashSet.remove(usageId)))
       )
+    // `credit_reservations_open` counts this process's own holds: up at `reserve`, down here
+    // (the sweep settles other processes' holds, which this one never counted).
     const settleOrRelease = (usageId: string, outcome: Outcome) =>
       settle(usageId, outcome).pipe(
+        Effect.ensuring(Metric.incrementBy(reservationsOpen, -1)),
         Effect.tapErrorCause(() =>
           Ref.update(unsettled, HashSet.add(usageId)).pipe(
             Effect.zipRight(
