@@ -3,6 +3,7 @@
  * PGlite persisted in `DATA_DIR`. Both get the same migrations, run at start-up.
  */
 import * as Migrator from "@effect/sql/Migrator"
+import * as Client from "@effect/sql/SqlClient"
 import type { SqlClient } from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
@@ -20,14 +21,28 @@ const migrations = Migrator.fromRecord(migrationFiles)
 /** How many migrations this version has; `/readyz` checks they are all applied. */
 export const migrationCount = Object.keys(migrationFiles).length
 
-/** Replicas starting together serialise on the Migrator's table lock; the later one finds nothing to do. */
 const migrate = Migrator.make({})({ loader: migrations })
+
+/**
+ * Replicas starting together on one PostgreSQL take turns: even the Migrator's own bookkeeping
+ * table cannot be created by two sessions at once. The later one then finds nothing to do.
+ */
+const migrateExclusively = Effect.gen(function* () {
+  const sql = yield* Client.SqlClient
+  const session = yield* sql.reserve
+  const lock = (fn: string) => session.executeRaw(`SELECT ${fn}(hashtextextended('image-metadata-migrations', 0))`, [])
+  yield* Effect.acquireRelease(lock("pg_advisory_lock"), () => Effect.ignore(lock("pg_advisory_unlock")))
+  yield* migrate
+}).pipe(Effect.scoped)
 
 export type DatabaseError = SqlError | Migrator.MigrationError | ConfigError | DataDirLock.DataDirBusy
 
 /** A client with the schema migrated. */
-export const withMigrations = <E, R>(client: Layer.Layer<SqlClient, E, R>) =>
-  Layer.effectDiscard(migrate).pipe(Layer.provideMerge(client))
+const withMigrations = <E, R>(
+  client: Layer.Layer<SqlClient, E, R>,
+  migration: Effect.Effect<unknown, SqlError | Migrator.MigrationError, SqlClient> = migrate
+) =>
+  Layer.effectDiscard(migration).pipe(Layer.provideMerge(client))
 
 /**
  * A statement that gets no answer in this time fails (a 500, no credit used) instead of hanging the
@@ -49,7 +64,7 @@ export const layerPostgres = (url: Redacted.Redacted) =>
     connectTimeout: "5 seconds",
     transformQueryNames: String.camelToSnake,
     transformResultNames: String.snakeToCamel
-  }))
+  }), migrateExclusively)
 
 /** In memory without a folder; with one, held by `owner` for the layer's lifetime. */
 export const layerPglite = (dataDir: string | undefined, owner: DataDirLock.LockInfo["owner"] = "service") => {

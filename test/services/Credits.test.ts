@@ -1,6 +1,6 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer } from "effect"
+import { Effect, Fiber, Layer, Option, TestClock } from "effect"
 import { Accounts } from "../../src/services/Accounts.ts"
 import { ApiKeys } from "../../src/services/ApiKeys.ts"
 import { Credits } from "../../src/services/Credits.ts"
@@ -105,7 +105,14 @@ for (const backend of backends) {
         )
         const credits = yield* Credits
         const mine = yield* credits.reserve(accountId, keyId)
-        expect(yield* credits.releaseAbandoned).toBe(1)
+        // A free lock is looked at twice, 3 s apart, before its process is taken for gone: move the
+        // test clock on while the sweep (which also waits on the real database) runs.
+        const sweeping = yield* Effect.fork(credits.releaseAbandoned)
+        while (Option.isNone(yield* Fiber.poll(sweeping))) {
+          yield* TestClock.adjust("1 second")
+          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+        }
+        expect(yield* Fiber.join(sweeping)).toBe(1)
         const states = new Map((yield* credits.usage(accountId)).map((u) => [u.id, u.state]))
         expect([states.get(orphan), states.get(mine)]).toEqual(["released", "reserved"])
         yield* credits.settle(mine, { status: 200, errorKind: null })
