@@ -18,8 +18,6 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
   readonly metricsToken: Option.Option<Redacted.Redacted>
   /** On SIGTERM, how long requests in flight may finish. */
   readonly shutdownTimeout: Duration.Duration
-  /** Describe uploads read and processed at once; more wait their turn unread. */
-  readonly maxConcurrentUploads: number
 }>() {
   static readonly config = Config.all({
     port: Config.port("PORT").pipe(Config.withDefault(3000)),
@@ -29,8 +27,7 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
     apiKeySecret: Config.option(Config.redacted("API_KEY_SECRET")),
     uploadTimeout: Config.integer("UPLOAD_TIMEOUT_MS").pipe(Config.withDefault(60_000), Config.map(Duration.millis)),
     metricsToken: Config.option(Config.redacted("METRICS_TOKEN")),
-    shutdownTimeout: Config.integer("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(25_000), Config.map(Duration.millis)),
-    maxConcurrentUploads: Config.integer("MAX_CONCURRENT_UPLOADS").pipe(Config.withDefault(32))
+    shutdownTimeout: Config.integer("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(25_000), Config.map(Duration.millis))
   })
 
   static readonly layer = Layer.effect(AppConfig, AppConfig.config)
@@ -45,7 +42,6 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
       uploadTimeout: Duration.seconds(60),
       metricsToken: Option.none(),
       shutdownTimeout: Duration.seconds(5),
-      maxConcurrentUploads: 32,
       ...overrides
     })
 }
@@ -61,7 +57,6 @@ export const summary = (config: Context.Tag.Service<AppConfig>) => ({
   dataDir: config.dataDir,
   uploadTimeoutMs: Duration.toMillis(config.uploadTimeout),
   shutdownTimeoutMs: Duration.toMillis(config.shutdownTimeout),
-  maxConcurrentUploads: config.maxConcurrentUploads,
   apiKeySecret: Option.match(config.apiKeySecret, { onNone: () => "generated, kept in the database", onSome: () => "<redacted>" }),
   metricsToken: Option.match(config.metricsToken, { onNone: () => "unset: /metrics answers loopback only", onSome: () => "<redacted>" })
 })

@@ -11,14 +11,13 @@ import * as DataDirLock from "../db/DataDirLock.ts"
 import { OperatorToken } from "./routes/admin.ts"
 import { Drain, DrainOnShutdown, trackInFlight } from "./drain.ts"
 import { requestLog } from "./requestLog.ts"
-import { UploadSlots } from "./uploadSlots.ts"
 import { router } from "./router.ts"
 
 /** The routes with one log line per request; tests serve exactly this. */
 export const serveRoutes = HttpServer.serve(router, (app) => requestLog(trackInFlight(app))).pipe(
   // Built after the server: on shutdown it waits for requests in flight before the server stops them.
   (serve) => Layer.provideMerge(DrainOnShutdown, serve),
-  Layer.provide(Layer.merge(Drain.layer, UploadSlots.layer)),
+  Layer.provide(Drain.layer),
   // Dashboard URLs carry one-time tokens (invitations, the Try it form's CSRF token) in their
   // query: their requests get no span, so no token reaches a trace backend.
   HttpMiddleware.withTracerDisabledWhen((request) => request.url.startsWith("/dashboard"))

@@ -32,7 +32,6 @@ import { describeError, describeStatus, unexpected } from "../errors.ts"
 import { readDescribeForm } from "../multipart.ts"
 import type { DescribeForm } from "../multipart.ts"
 import { note } from "../requestLog.ts"
-import { UploadSlots } from "../uploadSlots.ts"
 
 /** Check 1: every rejection but a missing header is the same 401 on this endpoint (§7.1). */
 const authenticate = (authorization: string | undefined) =>
@@ -135,7 +134,7 @@ export const describeCharged = (
   Effect.flatMap(Credits, (credits) =>
     Effect.acquireUseRelease(
       credits.reserve(accountId, keyId),
-      () => Effect.flatMap(UploadSlots, (slots) => slots.withPermits(1)(describeUpload(request, adapt))),
+      () => describeUpload(request, adapt),
       (usageId, exit) =>
         credits.settle(usageId, outcomeOf(exit)).pipe(
           Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: (creditsAfter) => note({ creditsAfter }) }))
