@@ -1,0 +1,155 @@
+/**
+ * Benchmarks 1 and 5 (latency, throughput): the time the service adds to a request when the model
+ * answers at once. The real service runs as a child process (`bun src/main.ts`, embedded database)
+ * and calls a fake OpenAI endpoint in this process that answers instantly, so what is measured is
+ * the service: upload, form reading, key and credit checks, image preparation, the JPEG for the
+ * model and its HTTP call, the answer. The baseline (`baseline.ts`) runs in the same harness.
+ *
+ * Also measured, to show where the time goes: the fixed cost of a request without image work
+ * (a key check alone; a describe whose "image" is 10 bytes of text, refused at the image check;
+ * the same with 5 MB of text), and the transport floor (the same uploads to a handler that only
+ * reads the body).
+ *
+ *   bun scripts/bench/overhead.ts [--quick]
+ */
+import { startFakeOpenAi } from "./lib/fakeOpenAi.ts"
+import { allImages, type BenchImage, type ImageKind } from "./lib/images.ts"
+import { post, type Run, runClients, type Sample, uploadOf } from "./lib/load.ts"
+import { footer, header, quick, verdict } from "./lib/report.ts"
+import { bytes, mean, ms, percentile, ratio, statusSummary, table } from "./lib/stats.ts"
+import { deadline, startTarget, type Target, type TargetName, targetNames } from "./lib/targets.ts"
+
+deadline(quick ? 8 * 60_000 : 25 * 60_000, "overhead bench")
+
+const clients = 16
+/** Sequential requests per image, and requests of the 16-client run, per image. */
+const counts: Record<ImageKind, { readonly sequential: number; readonly concurrent: number }> = quick
+  ? { jpeg12mp: { sequential: 10, concurrent: 32 }, png10mb: { sequential: 10, concurrent: 32 }, webpSmall: { sequential: 20, concurrent: 64 }, gifAnimated: { sequential: 20, concurrent: 64 } }
+  : { jpeg12mp: { sequential: 60, concurrent: 96 }, png10mb: { sequential: 40, concurrent: 64 }, webpSmall: { sequential: 200, concurrent: 320 }, gifAnimated: { sequential: 200, concurrent: 320 } }
+const fixedCount = quick ? 20 : 100
+/** No new request starts after this long in one phase. */
+const phaseMs = 120_000
+const warmUp = 3
+
+interface Figures {
+  readonly sequential: ReadonlyArray<Sample>
+  readonly concurrent: Run
+}
+
+header("Benchmark 1: service overhead per request, instant fake model", `bun scripts/bench/overhead.ts${quick ? " --quick" : ""}`)
+
+const images = await allImages()
+const text = (n: number) => new Uint8Array(n).fill(0x61)
+const fixedUploads = [
+  { label: "describe, 10-byte non-image", upload: uploadOf(text(10)) },
+  { label: "describe, 5 MB non-image", upload: uploadOf(text(5_000_000)) }
+] as const
+
+const model = startFakeOpenAi()
+const results = new Map<TargetName, Map<ImageKind, Figures>>()
+const fixed = new Map<TargetName, Map<string, ReadonlyArray<Sample>>>()
+const floor = new Map<ImageKind, ReadonlyArray<Sample>>()
+
+const getTokens = async (target: Target): Promise<Sample> => {
+  const started = performance.now()
+  const response = await fetch(`${target.url}/api/tokens`, { headers: { authorization: target.authorization } })
+  await response.arrayBuffer()
+  return { status: response.status, ms: performance.now() - started }
+}
+
+const sequence = async (n: number, send: () => Promise<Sample>) => {
+  for (let i = 0; i < warmUp; i++) await send()
+  return (await runClients(1, n, phaseMs, send)).samples
+}
+
+for (const name of targetNames) {
+  const target = await startTarget(name, model.baseUrl)
+  const byImage = new Map<ImageKind, Figures>()
+  const costs = new Map<string, ReadonlyArray<Sample>>()
+  try {
+    if (name !== "baseline") costs.set("GET /api/tokens (key check)", await sequence(fixedCount, () => getTokens(target)))
+    for (const { label, upload } of fixedUploads) costs.set(label, await sequence(fixedCount, () => post(target, upload)))
+    for (const image of images) {
+      const upload = uploadOf(image.bytes)
+      const send = () => post(target, upload)
+      const sequential = await sequence(counts[image.kind].sequential, send)
+      const concurrent = await runClients(clients, counts[image.kind].concurrent, phaseMs, send)
+      byImage.set(image.kind, { sequential, concurrent })
+      console.error(`${name} ${image.label}: p50 ${ms(percentile(sequential.map((s) => s.ms), 50))}`)
+      // The transport floor: the same upload to a handler that only reads the body (in the baseline's process).
+      if (name === "baseline") floor.set(image.kind, await sequence(counts[image.kind].sequential, () => post(target, upload, "/null")))
+    }
+  } finally {
+    await target.stop()
+  }
+  results.set(name, byImage)
+  fixed.set(name, costs)
+}
+await model.stop()
+
+const latencies = (samples: ReadonlyArray<Sample>) => samples.filter((s) => s.status !== 0).map((s) => s.ms)
+const figures = (name: TargetName, kind: ImageKind): Figures | undefined => results.get(name)?.get(kind)
+const p = (samples: ReadonlyArray<Sample> | undefined, q: number) => percentile(latencies(samples ?? []), q)
+const throughput = (run: Run | undefined) =>
+  run === undefined ? Number.NaN : run.samples.filter((s) => s.status === 200).length / (run.wallMs / 1000)
+const sizeOf = (image: BenchImage) => `${image.width} x ${image.height}, ${bytes(image.bytes.length)} B`
+
+for (const name of targetNames) {
+  console.log(`\n### ${name}: one client, requests in sequence\n`)
+  console.log(table(
+    ["image", "requests", "p50", "p99", "mean", "statuses"],
+    images.map((image) => {
+      const f = figures(name, image.kind)
+      return [`${image.label} (${sizeOf(image)})`, String(f?.sequential.length ?? 0), ms(p(f?.sequential, 50)), ms(p(f?.sequential, 99)),
+        ms(mean(latencies(f?.sequential ?? []))), statusSummary((f?.sequential ?? []).map((s) => s.status))]
+    })
+  ))
+  console.log(`\n### ${name}: ${clients} concurrent clients\n`)
+  console.log(table(
+    ["image", "requests", "wall time", "throughput", "p50", "p99", "statuses"],
+    images.map((image) => {
+      const run = figures(name, image.kind)?.concurrent
+      return [image.label, String(run?.samples.length ?? 0) + (run?.cut === true ? " (time bound hit)" : ""),
+        ms(run?.wallMs ?? Number.NaN), `${throughput(run).toFixed(2)} req/s`, ms(p(run?.samples, 50)), ms(p(run?.samples, 99)),
+        statusSummary((run?.samples ?? []).map((s) => s.status))]
+    })
+  ))
+}
+
+console.log("\n### Fixed costs: requests without image work (one client, in sequence)\n")
+const fixedLabels = [...new Set(targetNames.flatMap((name) => [...(fixed.get(name)?.keys() ?? [])]))]
+console.log(table(
+  ["request", ...targetNames.flatMap((name) => [`${name} p50`, `${name} p99`]), "statuses"],
+  fixedLabels.map((label) => [label,
+    ...targetNames.flatMap((name) => [ms(p(fixed.get(name)?.get(label), 50)), ms(p(fixed.get(name)?.get(label), 99))]),
+    targetNames.map((name) => `${name}: ${statusSummary((fixed.get(name)?.get(label) ?? []).map((s) => s.status)) || "n/a"}`).join("; ")])
+))
+
+console.log("\n### Transport floor: the same upload to a handler that only reads the body (loopback, one client)\n")
+console.log(table(
+  ["image", "requests", "p50", "p99"],
+  images.map((image) => [image.label, String(floor.get(image.kind)?.length ?? 0), ms(p(floor.get(image.kind), 50)), ms(p(floor.get(image.kind), 99))])
+))
+
+console.log("\n### Benchmark 5: service against the baseline (ratio = how many times better the service is)\n")
+const services = targetNames.filter((name) => name !== "baseline")
+console.log(table(
+  ["server", "image", "p50 service / baseline", "p50 ratio", "p99 service / baseline", "p99 ratio", `throughput (${clients} clients) service / baseline`, "throughput ratio"],
+  services.flatMap((name) => images.map((image) => {
+    const s = figures(name, image.kind)
+    const b = figures("baseline", image.kind)
+    return [name, image.label,
+      `${ms(p(s?.sequential, 50))} / ${ms(p(b?.sequential, 50))}`, ratio(p(b?.sequential, 50), p(s?.sequential, 50)),
+      `${ms(p(s?.sequential, 99))} / ${ms(p(b?.sequential, 99))}`, ratio(p(b?.sequential, 99), p(s?.sequential, 99)),
+      `${throughput(s?.concurrent).toFixed(2)} / ${throughput(b?.concurrent).toFixed(2)} req/s`, ratio(throughput(s?.concurrent), throughput(b?.concurrent))]
+  }))
+))
+console.log()
+
+const jpegP50 = p(figures("service", "jpeg12mp")?.sequential, 50)
+verdict("overhead p50, 12-MP JPEG", ms(jpegP50), "< 60 ms", jpegP50 < 60)
+const speedup = p(figures("baseline", "jpeg12mp")?.sequential, 50) / jpegP50
+verdict("pipeline vs baseline, 12-MP JPEG, p50 latency", `${speedup.toFixed(2)}x faster`, ">= 3x", speedup >= 3)
+const throughputRatio = throughput(figures("service", "jpeg12mp")?.concurrent) / throughput(figures("baseline", "jpeg12mp")?.concurrent)
+verdict(`pipeline vs baseline, 12-MP JPEG, throughput at ${clients} clients`, `${throughputRatio.toFixed(2)}x`, ">= 3x", throughputRatio >= 3)
+footer()

@@ -1,0 +1,74 @@
+/**
+ * All the benchmarks, one after the other (never two at once: they would measure each other), each
+ * in its own process. Their output is passed through; the `target:` lines are repeated at the end.
+ *
+ *   bun run bench                      # everything, on the working tree
+ *   bun run bench -- --quick           # fewer requests, for a smoke run
+ *   bun run bench -- memory early413   # some of them
+ *   BENCH_REV=HEAD bun run bench       # the code of one commit (see lib/source.ts)
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun run bench
+ *                                      # also the service on PostgreSQL (see lib/targets.ts)
+ */
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const all = ["overhead", "memory", "early413", "modelBytes", "stages"] as const
+type Bench = (typeof all)[number]
+
+const isBench = (name: string): name is Bench => (all as ReadonlyArray<string>).includes(name)
+
+const args = process.argv.slice(2)
+const flags = args.filter((a) => a.startsWith("--"))
+const asked = args.filter((a) => !a.startsWith("--"))
+const unknown = asked.filter((a) => !isBench(a))
+if (unknown.length > 0) {
+  console.error(`unknown benchmark(s): ${unknown.join(", ")}; known: ${all.join(", ")}`)
+  process.exit(1)
+}
+const chosen: ReadonlyArray<Bench> = asked.length === 0 ? all : asked.filter(isBench)
+
+// One commit for every bench: `HEAD` may move while they run.
+const env = { ...process.env }
+const rev = env["BENCH_REV"]
+if (rev !== undefined && rev !== "") {
+  const parsed = Bun.spawnSync({ cmd: ["git", "rev-parse", "--verify", `${rev}^{commit}`], cwd: here, stdout: "pipe", stderr: "pipe" })
+  if (parsed.exitCode !== 0) {
+    console.error(`BENCH_REV=${rev}: ${parsed.stderr.toString().trim()}`)
+    process.exit(1)
+  }
+  env["BENCH_REV"] = parsed.stdout.toString().trim()
+}
+
+const verdicts: Array<string> = []
+const failures: Array<string> = []
+
+for (const bench of chosen) {
+  const child = Bun.spawn({
+    cmd: [process.execPath, path.join(here, `${bench}.ts`), ...flags],
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "inherit",
+    env
+  })
+  // A bench bounds itself; this is the backstop.
+  const backstop = setTimeout(() => child.kill("SIGTERM"), 30 * 60_000)
+  const decoder = new TextDecoder()
+  let pending = ""
+  for await (const chunk of child.stdout) {
+    const text = decoder.decode(chunk, { stream: true })
+    process.stdout.write(text)
+    pending += text
+    const lines = pending.split("\n")
+    pending = lines.pop() ?? ""
+    verdicts.push(...lines.filter((l) => l.startsWith("target: ")).map((l) => `${bench}: ${l.slice("target: ".length)}`))
+  }
+  clearTimeout(backstop)
+  const code = await child.exited
+  if (code !== 0) failures.push(`${bench} exited with ${code}`)
+}
+
+console.log("\n## Summary\n")
+for (const line of verdicts) console.log(`- ${line}`)
+for (const line of failures) console.log(`- ERROR: ${line}`)
+process.exit(failures.length > 0 ? 1 : 0)
