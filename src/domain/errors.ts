@@ -31,8 +31,13 @@ export class KeyRejected extends Schema.TaggedError<KeyRejected>()("KeyRejected"
 /** Check 2: the balance (less credits reserved by requests in flight) is empty. */
 export class NoCreditLeft extends Schema.TaggedError<NoCreditLeft>()("NoCreditLeft", {}) {}
 
-/** Check 3: the body is over 11 MB, announced by Content-Length or counted while streaming. */
-export class RequestTooLarge extends Schema.TaggedError<RequestTooLarge>()("RequestTooLarge", {}) {}
+/**
+ * Check 3: the body is over 11 MB, `announced` by Content-Length (refused unread), or counted while
+ * streaming.
+ */
+export class RequestTooLarge extends Schema.TaggedError<RequestTooLarge>()("RequestTooLarge", {
+  announced: Schema.optionalWith(Schema.Boolean, { default: () => false })
+}) {}
 
 /** Check 4: not a readable multipart form (JSON, empty, no boundary, broken framing, too many parts). */
 export class NotMultipart extends Schema.TaggedError<NotMultipart>()("NotMultipart", {}) {}

@@ -51,7 +51,7 @@ const authenticate = (authorization: string | undefined) =>
 const readForm = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function* () {
     const announced = Number(request.headers["content-length"] ?? 0)
-    if (announced > limits.bodyBytes) return yield* new RequestTooLarge()
+    if (announced > limits.bodyBytes) return yield* new RequestTooLarge({ announced: true })
     const { uploadTimeout } = yield* AppConfig
     return yield* readDescribeForm({ contentType: request.headers["content-type"], body: request.stream }).pipe(
       // The body stopped being readable (the client went away mid-upload).
@@ -117,8 +117,15 @@ const orderedJson = (entries: ReadonlyArray<readonly [string, string]>) =>
     contentType: "application/json"
   })
 
-/** Answers given before the body was read close the connection rather than drain the upload. */
-const unread = new Set<DescribeError["_tag"]>(["ApiKeyMissing", "KeyRejected", "NoCreditLeft", "RequestTooLarge", "UploadTimedOut"])
+/**
+ * Answers given before the body was read close the connection rather than drain the upload. A body
+ * cut at 11 MB while streaming keeps it open: closing a socket with unread bytes makes the kernel
+ * reset it, and the client could lose the 413 it has not read yet.
+ */
+const unread = (error: DescribeError) =>
+  error._tag === "RequestTooLarge"
+    ? error.announced
+    : ["ApiKeyMissing", "KeyRejected", "NoCreditLeft", "UploadTimedOut"].includes(error._tag)
 
 /**
  * Checks 2 to 7 once the caller is known: a credit held, then captured or released as the request
@@ -148,7 +155,7 @@ export const describe = Effect.gen(function* () {
 }).pipe(
   Effect.catchAll((error) =>
     note({ errorKind: error._tag }).pipe(Effect.as(
-      unread.has(error._tag)
+      unread(error)
         ? describeError(error).pipe(HttpServerResponse.setHeader("connection", "close"))
         : describeError(error)
     ))
