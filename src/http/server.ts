@@ -8,6 +8,7 @@ import { BunHttpServer } from "@effect/platform-bun"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig } from "../config.ts"
 import * as DataDirLock from "../db/DataDirLock.ts"
+import { randomToken } from "../services/secrets.ts"
 import { OperatorToken } from "./routes/admin.ts"
 import { Drain, DrainOnShutdown, trackInFlight } from "./drain.ts"
 import { requestLog } from "./requestLog.ts"
@@ -43,7 +44,7 @@ const localUrl = (hostname: string, port: number) => {
 const OperatorAccess = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) => {
     if (Option.isSome(config.databaseUrl)) return Layer.succeed(OperatorToken, Option.none())
-    const token = Redacted.make(Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url"))
+    const token = Redacted.make(randomToken())
     const publish = HttpServer.addressWith((address) =>
       address._tag === "TcpAddress"
         ? DataDirLock.publish(config.dataDir, { url: localUrl(address.hostname, address.port), operatorToken: token })

@@ -10,6 +10,7 @@ import { AppConfig } from "../config.ts"
 import { ApiKeyInvalid, ApiKeyMalformed, ApiKeyMissing, ApiKeyRevoked, KeyNotFound } from "../domain/errors.ts"
 import { ApiKey } from "../domain/models.ts"
 import { Accounts } from "./Accounts.ts"
+import { randomToken } from "./secrets.ts"
 
 const algorithm = "HS256"
 
@@ -26,7 +27,7 @@ export const signingSecret = Effect.gen(function* () {
   const config = yield* AppConfig
   if (Option.isSome(config.apiKeySecret)) return Redacted.value(config.apiKeySecret.value)
   const sql = yield* SqlClient.SqlClient
-  const generated = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url")
+  const generated = randomToken()
   // Replicas starting together agree on whichever secret was written first.
   yield* sql`INSERT INTO settings (key, value) VALUES ('api_key_secret', ${generated}) ON CONFLICT (key) DO NOTHING`
   const [row] = yield* sql<{ value: string }>`SELECT value FROM settings WHERE key = 'api_key_secret'`

@@ -1,4 +1,4 @@
-/** Random tokens for the dashboard (sessions' CSRF tokens, invitations) and how they are stored. */
+/** Random tokens (signing secret, operator token, CSRF tokens, invitations) and how they are stored. */
 import { createHash } from "node:crypto"
 
 /** 256 random bits, URL-safe. */
