@@ -13,6 +13,7 @@ import { Accounts } from "../services/Accounts.ts"
 import { ApiKeys } from "../services/ApiKeys.ts"
 import { Credits } from "../services/Credits.ts"
 import { Users } from "../services/Users.ts"
+import { dayMillis } from "../domain/time.ts"
 
 const Id = Schema.String
 const WholeNumber = Schema.Int
@@ -65,7 +66,6 @@ export const describeAdminError = (error: AdminError) => {
 }
 
 const defaultKeyLifetimeDays = 365
-const day = 24 * 60 * 60 * 1000
 
 const keyView = (key: ApiKey, now: number) => ({
   id: key.id,
@@ -137,7 +137,7 @@ export const runCommand = (command: AdminCommand) =>
         if (command.expiresAt && command.expiresInDays) {
           return yield* new InvalidCommand({ message: "give --expires-at or --expires-in-days, not both" })
         }
-        const expiredAt = command.expiresAt ?? new Date(now + (command.expiresInDays ?? defaultKeyLifetimeDays) * day)
+        const expiredAt = command.expiresAt ?? new Date(now + (command.expiresInDays ?? defaultKeyLifetimeDays) * dayMillis)
         if (Number.isNaN(expiredAt.getTime()) || expiredAt.getTime() <= now) {
           return yield* new InvalidCommand({ message: "the expiry must be a valid date in the future" })
         }

@@ -2,8 +2,8 @@
 import { Either } from "effect"
 import { FormInvalid } from "./dashboard.ts"
 import { characters } from "./schemaFields.ts"
+import { dayMillis } from "./time.ts"
 
-const day = 24 * 60 * 60 * 1000
 
 /** The presets the form offers, in days; one year is the default, as for `key create` on the CLI. */
 export const expiryPresets = [
@@ -38,13 +38,13 @@ export const keyExpiryUsed = (
   now: Date
 ): Either.Either<Date, FormInvalid> => {
   const preset = expiryPresets.find((p) => p.value === (choice ?? defaultExpiry))
-  if (preset !== undefined) return Either.right(new Date(now.getTime() + preset.days * day))
+  if (preset !== undefined) return Either.right(new Date(now.getTime() + preset.days * dayMillis))
   if (choice !== customExpiry) return Either.left(new FormInvalid({ field: "expiry", message: "Choose an expiry" }))
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec((date ?? "").trim())
   const start = match === null ? Number.NaN : Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))
   const valid = match !== null && new Date(start).toISOString().startsWith(match[0])
   if (!valid) return Either.left(new FormInvalid({ field: "expires-on", message: "Enter a date like 2030-12-31" }))
-  const expiredAt = new Date(start + day)
+  const expiredAt = new Date(start + dayMillis)
   return expiredAt.getTime() > now.getTime()
     ? Either.right(expiredAt)
     : Either.left(new FormInvalid({ field: "expires-on", message: "Choose today or a later date" }))

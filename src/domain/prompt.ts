@@ -12,6 +12,7 @@ import { Either, Schema } from "effect"
 import type { ParseError } from "effect/ParseResult"
 import type { DescribeRequest, DescribeResult, SchemaFields } from "./describe.ts"
 import { limits } from "./limits.ts"
+import { defaultLanguage } from "./describeForm.ts"
 
 /** The part of a describe request the prompt depends on. */
 export type PromptRequest = Omit<DescribeRequest, "image">
@@ -22,7 +23,7 @@ export const answerSchemaName = "image_metadata"
 const quoted = (value: string) => JSON.stringify(value)
 
 /** §4.1: English (`en`) when absent; a blank value counts as absent. */
-const languageOf = (language: string) => (language.trim() === "" ? "en" : language.trim())
+const languageOf = (language: string) => language.trim() || defaultLanguage
 
 /** A block of user data: one JSON string between markers, or nothing when empty. */
 const dataBlock = (label: string, value: string): ReadonlyArray<string> =>

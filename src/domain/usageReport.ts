@@ -1,6 +1,7 @@
 /** What the dashboard's Usage page reports (issue 5 §3): rows, and the pure shaping of its charts. */
 import { Schema } from "effect"
 import { Usage } from "./models.ts"
+import { dayMillis } from "./time.ts"
 
 /** Requests of one day (UTC, `YYYY-MM-DD`). */
 export class DayCount extends Schema.Class<DayCount>("DayCount")({
@@ -27,18 +28,17 @@ export class RecentRequest extends Schema.Class<RecentRequest>("RecentRequest")(
   errorKind: Schema.NullOr(Schema.String)
 }) {}
 
-const day = 24 * 60 * 60 * 1000
 
 /** The first instant of the `days`-day period that ends with today (UTC). */
 export const periodStart = (now: Date, days: number) =>
-  new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - (days - 1) * day)
+  new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - (days - 1) * dayMillis)
 
 /** One row per day of the period, oldest first, days without requests included as zeros. */
 export const everyDay = (counts: ReadonlyArray<DayCount>, now: Date, days: number): ReadonlyArray<DayCount> => {
   const start = periodStart(now, days).getTime()
   const byDay = new Map(counts.map((count) => [count.day, count]))
   return Array.from({ length: days }, (_, i) => {
-    const date = new Date(start + i * day).toISOString().slice(0, 10)
+    const date = new Date(start + i * dayMillis).toISOString().slice(0, 10)
     return byDay.get(date) ?? new DayCount({ day: date, requests: 0, succeeded: 0 })
   })
 }
