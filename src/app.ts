@@ -11,6 +11,7 @@ import * as DescriberLive from "./services/DescriberLive.ts"
 import { Images } from "./services/Images.ts"
 import { Instance } from "./services/Instance.ts"
 import { Sessions } from "./services/Sessions.ts"
+import { UploadBudget } from "./services/UploadBudget.ts"
 import { UsageReport } from "./services/UsageReport.ts"
 import { Users } from "./services/Users.ts"
 
@@ -46,7 +47,7 @@ const StartUp = Layer.scopedDiscard(
 
 export const AppLive = ServerLive.pipe(
   Layer.provide(StartUp),
-  Layer.provide(Layer.mergeAll(ServicesLive, Images.layer, DescriberLive.layer)),
+  Layer.provide(Layer.mergeAll(ServicesLive, Images.layer, UploadBudget.layer, DescriberLive.layer)),
   Layer.provide(Database.layer),
   Layer.provide(AppConfig.layer)
 )

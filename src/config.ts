@@ -14,6 +14,8 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
   readonly apiKeySecret: Option.Option<Redacted.Redacted>
   /** A describe body must have arrived by then (slow or stalled clients are cut off). */
   readonly uploadTimeout: Duration.Duration
+  /** Bytes of describe request bodies held in memory at once (`UPLOAD_MEMORY_MB`, services/UploadBudget.ts). */
+  readonly uploadMemory: number
   /** Guards `/metrics`; without it only loopback clients may scrape. */
   readonly metricsToken: Option.Option<Redacted.Redacted>
   /** On SIGTERM, how long requests in flight may finish. */
@@ -26,6 +28,12 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
     dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
     apiKeySecret: Config.option(Config.redacted("API_KEY_SECRET")),
     uploadTimeout: Config.integer("UPLOAD_TIMEOUT_MS").pipe(Config.withDefault(60_000), Config.map(Duration.millis)),
+    uploadMemory: Config.integer("UPLOAD_MEMORY_MB").pipe(
+      Config.withDefault(64),
+      // One body at the largest size of §8 must fit, or it would wait forever.
+      Config.validate({ message: "UPLOAD_MEMORY_MB must be at least 11", validation: (mb) => mb >= 11 }),
+      Config.map((mb) => mb * 1024 * 1024)
+    ),
     metricsToken: Config.option(Config.redacted("METRICS_TOKEN")),
     shutdownTimeout: Config.integer("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(25_000), Config.map(Duration.millis))
   })
@@ -40,6 +48,7 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
       dataDir: "./data",
       apiKeySecret: Option.some(Redacted.make("test-secret-test-secret-test-secret!")),
       uploadTimeout: Duration.seconds(60),
+      uploadMemory: 64 * 1024 * 1024,
       metricsToken: Option.none(),
       shutdownTimeout: Duration.seconds(5),
       ...overrides
@@ -56,6 +65,7 @@ export const summary = (config: Context.Tag.Service<AppConfig>) => ({
   }),
   dataDir: config.dataDir,
   uploadTimeoutMs: Duration.toMillis(config.uploadTimeout),
+  uploadMemoryMb: config.uploadMemory / 1024 / 1024,
   shutdownTimeoutMs: Duration.toMillis(config.shutdownTimeout),
   apiKeySecret: Option.match(config.apiKeySecret, { onNone: () => "generated, kept in the database", onSome: () => "<redacted>" }),
   metricsToken: Option.match(config.metricsToken, { onNone: () => "unset: /metrics answers loopback only", onSome: () => "<redacted>" })

@@ -16,13 +16,20 @@ export interface PgliteClientConfig {
   readonly dataDir?: string | undefined
 }
 
+/**
+ * PostgreSQL's 128 MB of shared buffers are allocated in PGlite's WASM memory, inside this process;
+ * this service's tables are small, and 16 MB cut the resident size at start-up by about 115 MiB
+ * (275 to 159 MiB for an open database, measured with PGlite 0.5.16 under Bun 1.4.5).
+ */
+const postgresqlConf = ["shared_buffers = 16MB"]
+
 const run = <A>(what: string, query: () => Promise<A>) =>
   Effect.tryPromise({ try: query, catch: (cause) => new SqlError({ cause, message: `PGlite: ${what}` }) })
 
 export const make = (config: PgliteClientConfig) =>
   Effect.gen(function* () {
     const db = yield* Effect.acquireRelease(
-      run("failed to open", () => PGlite.create(config.dataDir)),
+      run("failed to open", () => PGlite.create(config.dataDir, { postgresqlconf: postgresqlConf })),
       (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
     )
 

@@ -69,11 +69,13 @@ const maxHeaderBytes = 16 * KiB
  */
 export const readDescribeForm = <E>(input: {
   readonly contentType: string | undefined
+  /** The announced Content-Length, if any: parts are then allocated once, at their final size. */
+  readonly contentLength?: number | undefined
   readonly body: Stream.Stream<Uint8Array, E>
 }): Effect.Effect<DescribeForm, RequestTooLarge | NotMultipart | E> =>
   Effect.gen(function* () {
     const boundary = boundaryOf(input.contentType)
-    const parser = boundary === undefined ? undefined : makeFormParser(boundary)
+    const parser = boundary === undefined ? undefined : makeFormParser(boundary, input.contentLength)
     const received = yield* Stream.runFoldWhile(
       input.body,
       0,
@@ -134,21 +136,33 @@ const TAB = 9
 const encoder = new TextEncoder()
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true })
 
-/** The first `cap` bytes of a part, and the count of all of them. */
+/**
+ * The first `cap` bytes of a part, and the count of all of them. `expected` is at most how many
+ * bytes the body still had to bring when the part began (from its Content-Length).
+ */
 class CappedBytes {
-  private buffer = new Uint8Array(0)
+  private buffer: Uint8Array = new Uint8Array(0)
   private kept = 0
   size = 0
 
-  constructor(readonly cap: number) {}
+  constructor(readonly cap: number, private readonly expected: number | undefined) {}
 
-  push(data: Uint8Array, from: number, to: number): void {
+  /** `last` when the part ends within `data`: a part that is whole in it is kept as a view of it. */
+  push(data: Uint8Array, from: number, to: number, last: boolean): void {
     this.size += to - from
     const take = Math.min(to - from, this.cap - this.kept)
     if (take <= 0) return
+    if (last && this.kept === 0) {
+      this.buffer = data.subarray(from, from + take)
+      this.kept = take
+      return
+    }
     if (this.kept + take > this.buffer.length) {
-      // Grow by doubling so a small image does not cost the whole cap up front.
-      const grown = new Uint8Array(Math.min(this.cap, Math.max(this.kept + take, 2 * this.buffer.length, 4 * KiB)))
+      // Once at the size the body announced; without one, by doubling, so a small image does not
+      // cost the whole cap up front. Under a burst of 10 MB uploads, the 16 MB of buffers that
+      // doubling leaves behind per upload were most of the peak (docs/BENCHMARKS.md, figure 2).
+      const wanted = this.buffer.length === 0 && this.expected !== undefined ? this.expected : 2 * this.buffer.length
+      const grown = new Uint8Array(Math.min(this.cap, Math.max(this.kept + take, wanted, 4 * KiB)))
       grown.set(this.buffer.subarray(0, this.kept))
       this.buffer = grown
     }
@@ -190,7 +204,7 @@ type Phase = "preamble" | "afterDelimiter" | "headers" | "content" | "epilogue" 
  * the body was not a complete, well-framed form. Never throws; keeps at most the field caps, one
  * part's headers and a tail shorter than the delimiter.
  */
-const makeFormParser = (boundary: string) => {
+const makeFormParser = (boundary: string, contentLength: number | undefined) => {
   const delimiter = encoder.encode(`\r\n--${boundary}`)
   const fields = new Map<FieldName, CappedBytes>()
   const header = new Uint8Array(maxHeaderBytes)
@@ -203,6 +217,8 @@ const makeFormParser = (boundary: string) => {
   let padding = 0
   let delimiterLine: "start" | "padding" | "dash" | "cr" = "start"
   let part: CappedBytes | undefined
+  // Bytes of the body in the chunks before the one being read.
+  let written = 0
 
   /** Drops what was kept; returns a position past any chunk, which ends the write loop. */
   const broken = (): number => {
@@ -218,25 +234,52 @@ const makeFormParser = (boundary: string) => {
     return true
   }
 
+  /** A delimiter at `at`: the content from `from` ends the part. */
+  const endPart = (data: Uint8Array, from: number, at: number): void => {
+    part?.push(data, from, at, true)
+    part = undefined
+    phase = "afterDelimiter"
+    delimiterLine = "start"
+    padding = 0
+  }
+
   /** Content (or preamble) up to the next delimiter; an unfinished tail is carried over. */
   const readContent = (data: Uint8Array, from: number): number => {
     const n = delimiter.length
     for (let at = data.indexOf(CR, from); at !== -1 && at + n <= data.length; at = data.indexOf(CR, at + 1)) {
       if (delimiterAt(data, at, n)) {
-        part?.push(data, from, at)
-        part = undefined
-        phase = "afterDelimiter"
-        delimiterLine = "start"
-        padding = 0
+        endPart(data, from, at)
         return at + n
       }
     }
     let tail = data.indexOf(CR, Math.max(from, data.length - n + 1))
     while (tail !== -1 && !delimiterAt(data, tail, data.length - tail)) tail = data.indexOf(CR, tail + 1)
     const end = tail === -1 ? data.length : tail
-    part?.push(data, from, end)
+    part?.push(data, from, end, false)
     carry = data.slice(end)
     return data.length
+  }
+
+  /**
+   * The carried tail against the head of a chunk at least a delimiter long: either a delimiter
+   * begins in the tail, or the tail was content. Where to go on in `chunk`. Only the tail and a
+   * delimiter's length are copied, so a part whole in the chunk stays a view of it.
+   */
+  const readCarry = (chunk: Uint8Array): number => {
+    const n = delimiter.length
+    const tail = carry
+    const joined = new Uint8Array(tail.length + n)
+    joined.set(tail)
+    joined.set(chunk.subarray(0, n), tail.length)
+    carry = new Uint8Array(0)
+    for (let at = 0; at < tail.length; at++) {
+      if (joined[at] === CR && delimiterAt(joined, at, n)) {
+        endPart(joined, 0, at)
+        return at + n - tail.length
+      }
+    }
+    part?.push(tail, 0, tail.length, false)
+    return 0
   }
 
   /** `--` (the end of the form) or transport padding then CRLF (a part follows). */
@@ -293,7 +336,7 @@ const makeFormParser = (boundary: string) => {
     }
     phase = "content"
     if (name !== undefined && !fields.has(name)) {
-      part = new CappedBytes(caps[name])
+      part = new CappedBytes(caps[name], contentLength === undefined ? undefined : contentLength - written)
       fields.set(name, part)
     }
     return true
@@ -303,19 +346,20 @@ const makeFormParser = (boundary: string) => {
     write(chunk: Uint8Array): void {
       if (phase === "epilogue" || phase === "broken") return
       let data = chunk
-      if (carry.length > 0) {
+      if (carry.length > 0 && chunk.length < delimiter.length) {
         data = new Uint8Array(carry.length + chunk.length)
         data.set(carry)
         data.set(chunk, carry.length)
         carry = new Uint8Array(0)
       }
-      let at = 0
+      let at = carry.length > 0 ? readCarry(chunk) : 0
       while (at < data.length) {
         if (phase === "preamble" || phase === "content") at = readContent(data, at)
         else if (phase === "afterDelimiter") at = readAfterDelimiter(data, at)
         else if (phase === "headers") at = readHeaders(data, at)
-        else return
+        else break
       }
+      written += chunk.length
     },
 
     /** Without the closing delimiter the form is incomplete (§7.1: not a readable form). */

@@ -1,7 +1,10 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Deferred, Duration, Effect, Layer, Ref } from "effect"
 import { AnswerTooLong, GenerationFailed } from "../../src/domain/errors.ts"
+import { ServicesLive } from "../../src/app.ts"
 import { Describer } from "../../src/services/Describer.ts"
+import { Images } from "../../src/services/Images.ts"
+import { UploadBudget } from "../../src/services/UploadBudget.ts"
 import { backends, pglite, pgliteWith, postgresSkipReason, postgresUrl } from "../support/database.ts"
 import { customer, error, jpeg, png, postDescribe, serverPort } from "../support/describe.ts"
 import { multipartBody, multipartContentType } from "../support/multipartBody.ts"
@@ -258,6 +261,35 @@ describe("POST /api/describe, a client that goes away", () => {
         expect(yield* c.balance).toBe(0)
       }).pipe(Effect.provide(serverWith(servicesOn(pglite, slow))))
     }), 60_000)
+})
+
+describe("POST /api/describe, UPLOAD_MEMORY_MB", () => {
+  it.live("bounds the bodies held at once: 6 uploads of 4 MB within 11 MiB are prepared two at a time, all answered", () =>
+    Effect.gen(function* () {
+      const inFlight = yield* Ref.make(0)
+      const most = yield* Ref.make(0)
+      const image = yield* Images.pipe(Effect.flatMap((images) => images.prepare(jpeg)), Effect.provide(Images.layer), Effect.orDie)
+      const counting = Images.scripted(() =>
+        Ref.updateAndGet(inFlight, (n) => n + 1).pipe(
+          Effect.flatMap((n) => Ref.update(most, (m) => Math.max(m, n))),
+          Effect.zipRight(Effect.sleep("150 millis")),
+          Effect.ensuring(Ref.update(inFlight, (n) => n - 1)),
+          Effect.as(image)
+        ))
+      const services = Layer.mergeAll(ServicesLive, counting, UploadBudget.layer, model).pipe(
+        Layer.provideMerge(pgliteWith({ uploadMemory: 11 * 1024 * 1024 }).layer)
+      )
+      yield* Effect.gen(function* () {
+        const c = yield* customer(6)
+        const upload = new Uint8Array(4_000_000).fill(0x61)
+        const answers = yield* Effect.all(Array.from({ length: 6 }, () => postDescribe({ image: upload }, c.token)), {
+          concurrency: "unbounded"
+        })
+        expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200])
+        expect(yield* Ref.get(most)).toBe(2)
+        expect(yield* c.balance).toBe(0)
+      }).pipe(Effect.provide(serverWith(services)))
+    }), 30_000)
 })
 
 for (const backend of backends) {

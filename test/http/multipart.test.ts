@@ -303,6 +303,44 @@ describe("readDescribeForm", () => {
         expect(Buffer.from(exact.image?.bytes ?? []).equals(tenMB)).toBe(true)
       }))
 
+    it.effect("with a Content-Length, a 5 MB image is kept in one buffer of its size, not a doubled one", () =>
+      Effect.gen(function* () {
+        const image = pattern(5 * MB, 3)
+        const body = multipartBody(B, [{ name: "keywords", data: "k" }, { name: "image", data: image }])
+        const cuts = slices(body, 64 * KiB)
+        const sized = yield* readDescribeForm({ contentType, contentLength: body.length, body: Stream.fromIterable(cut(body, cuts)) })
+        expect(Buffer.from(sized.image?.bytes ?? []).equals(image)).toBe(true)
+        // What the body had left when the image part began, at most one chunk more than the image.
+        expect(sized.image?.bytes.buffer.byteLength).toBeLessThanOrEqual(image.length + 64 * KiB)
+        // Without one the buffer grows by doubling: some 8 MB held for 5 MB, and 8 MB more left behind.
+        const doubled = yield* read(body, { cuts })
+        expect(Buffer.from(doubled.image?.bytes ?? []).equals(image)).toBe(true)
+        expect(doubled.image?.bytes.buffer.byteLength).toBeGreaterThan(1.5 * image.length)
+      }))
+
+    it.effect("a body read whole (as Bun gathers one with a Content-Length) lends its bytes: the image is not copied", () =>
+      Effect.gen(function* () {
+        const image = pattern(2 * MB, 5)
+        const body = multipartBody(B, [{ name: "schema", data: "{}" }, { name: "image", data: image }])
+        const whole = yield* read(body)
+        expect(Buffer.from(whole.image?.bytes ?? []).equals(image)).toBe(true)
+        expect(whole.image?.bytes.buffer).toBe(body.buffer)
+        // Cut in two, the part spans chunks and is copied out of them.
+        const split = yield* read(body, { cuts: [body.length - 100] })
+        expect(Buffer.from(split.image?.bytes ?? []).equals(image)).toBe(true)
+        expect(split.image?.bytes.buffer).not.toBe(body.buffer)
+      }))
+
+    it.effect("a Content-Length below the body's true length still gets the whole image", () =>
+      Effect.gen(function* () {
+        const image = pattern(300 * KiB)
+        const body = multipartBody(B, [{ name: "image", data: image }])
+        for (const contentLength of [0, 10, body.length - 1]) {
+          const result = yield* readDescribeForm({ contentType, contentLength, body: Stream.fromIterable(cut(body, slices(body, 8 * KiB))) })
+          expect(Buffer.from(result.image?.bytes ?? []).equals(image)).toBe(true)
+        }
+      }))
+
     it.effect("a text field over its cap is truncated, never inside a character", () =>
       Effect.gen(function* () {
         const cap = 64 * KiB

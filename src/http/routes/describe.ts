@@ -5,9 +5,10 @@
  * (a client that disconnects interrupts the pipeline, and so releases it).
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Duration, Effect, Exit, Metric, Option } from "effect"
+import { RequestError } from "@effect/platform/HttpServerError"
+import { Cause, Duration, Effect, Exit, Metric, Option, Stream } from "effect"
 import { AppConfig } from "../../config.ts"
-import { defaultFields, describeResultEntries } from "../../domain/describe.ts"
+import { defaultFields, type DescribeRequest, describeResultEntries } from "../../domain/describe.ts"
 import { contextUsed, keywordsUsed, languageUsed } from "../../domain/describeForm.ts"
 import type { DescribeError } from "../../domain/errors.ts"
 import {
@@ -28,6 +29,7 @@ import { Credits } from "../../services/Credits.ts"
 import type { Outcome } from "../../services/Credits.ts"
 import { Describer } from "../../services/Describer.ts"
 import { Images } from "../../services/Images.ts"
+import { UploadBudget } from "../../services/UploadBudget.ts"
 import { describeError, describeStatus, unexpected } from "../errors.ts"
 import { readDescribeForm } from "../multipart.ts"
 import type { DescribeForm } from "../multipart.ts"
@@ -44,57 +46,101 @@ const authenticate = (authorization: string | undefined) =>
     })
   )
 
+/** The announced Content-Length, when it is a length. */
+const contentLengthOf = (request: HttpServerRequest.HttpServerRequest): number | undefined => {
+  const announced = Number(request.headers["content-length"])
+  return Number.isSafeInteger(announced) && announced >= 0 ? announced : undefined
+}
+
 /**
- * Checks 3 and 4: an announced length over the limit is refused before a byte is read; the rest
- * must arrive within the upload deadline.
+ * A body whose length is announced (and so bounded by check 3), gathered by Bun into one buffer of
+ * that length; the form's parts are views of it. Streamed chunks would each be copied and left to
+ * the collector. The buffer is handed back (detached) when the enclosing scope closes, once the
+ * image is prepared, rather than whenever the collector comes by: under a burst it came too late,
+ * and 32 uploads of 10 MB took the process past 1 GB (docs/BENCHMARKS.md, figure 2).
  */
-const readForm = (request: HttpServerRequest.HttpServerRequest) =>
+const wholeBody = (request: HttpServerRequest.HttpServerRequest, source: Request) =>
+  Effect.tryPromise({
+    try: () => source.bytes(),
+    catch: (cause) => new RequestError({ request, reason: "Decode", cause })
+  }).pipe(Effect.tap(({ buffer }) =>
+    Effect.addFinalizer(() => Effect.sync(() => buffer instanceof ArrayBuffer && buffer.transfer(0)))
+  ))
+
+/**
+ * Checks 3 and 4: the rest of the body must arrive within the upload deadline. A chunked body has
+ * no bound but check 3's count, so it is streamed.
+ */
+const readForm = (request: HttpServerRequest.HttpServerRequest, contentLength: number | undefined) =>
   Effect.gen(function* () {
-    const announced = Number(request.headers["content-length"] ?? 0)
-    if (announced > limits.bodyBytes) return yield* new RequestTooLarge({ announced: true })
     const { uploadTimeout } = yield* AppConfig
-    return yield* readDescribeForm({ contentType: request.headers["content-type"], body: request.stream }).pipe(
+    const source = request.source
+    return yield* Effect.gen(function* () {
+      const body = contentLength !== undefined && source instanceof Request
+        ? Stream.make(yield* wholeBody(request, source))
+        : request.stream
+      return yield* readDescribeForm({ contentType: request.headers["content-type"], contentLength, body })
+    }).pipe(
       // The body stopped being readable (the client went away mid-upload).
       Effect.catchTag("RequestError", () => new NotMultipart()),
       Effect.timeoutFail({ duration: uploadTimeout, onTimeout: () => new UploadTimedOut() })
     )
   }).pipe(Effect.withSpan("describe.readForm"))
 
-/** Checks 3 to 7, once a credit is held. */
-const describeUpload = (request: HttpServerRequest.HttpServerRequest, adapt: (form: DescribeForm) => DescribeForm) =>
+/**
+ * Checks 3 to 6, within the upload budget: what the describer needs, and nothing of the body, so
+ * the upload's memory can go before the model is called.
+ */
+const prepareUpload = (request: HttpServerRequest.HttpServerRequest, adapt: (form: DescribeForm) => DescribeForm) =>
   Effect.gen(function* () {
-    const form = adapt(yield* readForm(request))
-    if (form.image === undefined) return yield* new NoFileUploaded()
-    if (form.language?.truncated) return yield* new LanguageTooLong()
-    const language = yield* languageUsed(form.language?.text)
+    const contentLength = contentLengthOf(request)
+    // Check 3 from the announced length, before a byte is read.
+    if (contentLength !== undefined && contentLength > limits.bodyBytes) {
+      return yield* new RequestTooLarge({ announced: true })
+    }
+    const budget = yield* UploadBudget
+    // Scoped: the body is let go as this ends, before the budget is.
+    return yield* budget.holding(contentLength ?? limits.bodyBytes)(Effect.scoped(Effect.gen(function* () {
+      const form = adapt(yield* readForm(request, contentLength))
+      if (form.image === undefined) return yield* new NoFileUploaded()
+      if (form.language?.truncated) return yield* new LanguageTooLong()
+      const language = yield* languageUsed(form.language?.text)
 
-    const fields = form.schema === undefined
-      ? defaultFields
-      : form.schema.truncated
-      ? yield* new InvalidSchema({ reason: schemaRule.tooLarge })
-      : yield* parseSchemaFields(form.schema.text).pipe(Effect.withSpan("describe.schema"))
+      const fields = form.schema === undefined
+        ? defaultFields
+        : form.schema.truncated
+        ? yield* new InvalidSchema({ reason: schemaRule.tooLarge })
+        : yield* parseSchemaFields(form.schema.text).pipe(Effect.withSpan("describe.schema"))
 
-    yield* note({ imageBytes: form.image.size })
-    yield* Metric.incrementBy(imageBytesIn, form.image.size)
-    if (form.image.size > limits.imageBytes) return yield* new ImageTooLarge()
-    const image = yield* Effect.flatMap(Images, (images) => images.prepare(form.image!.bytes)).pipe(
-      Metric.trackDurationWith(imageSeconds, Duration.toSeconds)
-    )
-
-    const [elapsed, result] = yield* Effect.flatMap(Describer, (describer) =>
-      describer.describe({
+      const upload = form.image
+      yield* note({ imageBytes: upload.size })
+      yield* Metric.incrementBy(imageBytesIn, upload.size)
+      if (upload.size > limits.imageBytes) return yield* new ImageTooLarge()
+      const image = yield* Effect.flatMap(Images, (images) => images.prepare(upload.bytes)).pipe(
+        Metric.trackDurationWith(imageSeconds, Duration.toSeconds)
+      )
+      const input: DescribeRequest = {
         image,
         fields,
         keywords: keywordsUsed(form.keywords?.text),
         context: contextUsed(form.context?.text),
         language
-      })).pipe(
-        Effect.tapError((error) => Metric.increment(Metric.tagged(modelErrors, "kind", error._tag))),
-        Effect.timed
-      )
+      }
+      return { input, schemaGiven: form.schema !== undefined }
+    })))
+  })
+
+/** Checks 3 to 7, once a credit is held. */
+const describeUpload = (request: HttpServerRequest.HttpServerRequest, adapt: (form: DescribeForm) => DescribeForm) =>
+  Effect.gen(function* () {
+    const { input, schemaGiven } = yield* prepareUpload(request, adapt)
+    const [elapsed, result] = yield* Effect.flatMap(Describer, (describer) => describer.describe(input)).pipe(
+      Effect.tapError((error) => Metric.increment(Metric.tagged(modelErrors, "kind", error._tag))),
+      Effect.timed
+    )
     yield* Metric.update(modelSeconds, Duration.toSeconds(elapsed))
     yield* note({ modelLatencyMs: Math.round(Duration.toMillis(elapsed)) })
-    return describeResultEntries(fields, result, form.schema !== undefined)
+    return describeResultEntries(input.fields, result, schemaGiven)
   })
 
 /** What the usage row records of how a request ended; 200 captures the credit. */
@@ -161,5 +207,6 @@ export const describe = Effect.gen(function* () {
     ))
   ),
   Effect.catchAllCause(unexpected("Internal Server Error")),
+  Effect.ensuring(Effect.sync(() => Bun.gc(false))),
   Effect.withSpan("POST /api/describe")
 )

@@ -1,0 +1,23 @@
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Either } from "effect"
+import { AppConfig, summary } from "../src/config.ts"
+
+const configFrom = (variables: Record<string, string>) =>
+  AppConfig.config.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(variables)))), Effect.either)
+
+describe("AppConfig", () => {
+  it.effect("UPLOAD_MEMORY_MB: 64 MiB of request bodies by default, in bytes, and printed at start-up", () =>
+    Effect.gen(function* () {
+      const config = Either.getOrThrow(yield* configFrom({}))
+      expect(config.uploadMemory).toBe(64 * 1024 * 1024)
+      expect(summary(config).uploadMemoryMb).toBe(64)
+      expect(Either.getOrThrow(yield* configFrom({ UPLOAD_MEMORY_MB: "512" })).uploadMemory).toBe(512 * 1024 * 1024)
+    }))
+
+  it.effect("UPLOAD_MEMORY_MB below one largest body (11 MB, spec §8) is refused at start-up", () =>
+    Effect.gen(function* () {
+      const refused = yield* configFrom({ UPLOAD_MEMORY_MB: "10" })
+      expect(Either.isLeft(refused) && String(refused.left)).toContain("UPLOAD_MEMORY_MB must be at least 11")
+      expect(Either.isRight(yield* configFrom({ UPLOAD_MEMORY_MB: "11" }))).toBe(true)
+    }))
+})

@@ -1,0 +1,91 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Deferred, Effect, Fiber, Ref, TestClock } from "effect"
+import { make } from "../../src/services/UploadBudget.ts"
+
+/** A budget of `bytes` whose collections are counted. */
+const budgetOf = (bytes: number) =>
+  Effect.gen(function* () {
+    const collections = yield* Ref.make(0)
+    const budget = yield* make(bytes, Ref.update(collections, (n) => n + 1))
+    return { budget, collections: Ref.get(collections) }
+  })
+
+/** Holds `bytes` until `release` is completed; `started` says it got them. */
+const holder = (budget: Effect.Effect.Success<ReturnType<typeof budgetOf>>["budget"], bytes: number) =>
+  Effect.gen(function* () {
+    const started = yield* Deferred.make<void>()
+    const release = yield* Deferred.make<void>()
+    const fiber = yield* Effect.fork(budget.holding(bytes)(Deferred.succeed(started, undefined).pipe(Effect.zipRight(Deferred.await(release)))))
+    return { started, release, fiber }
+  })
+
+describe("UploadBudget", () => {
+  it.scoped("bodies past the budget wait until enough of it is given back; a smaller one fits beside", () =>
+    Effect.gen(function* () {
+      const { budget } = yield* budgetOf(10)
+      const first = yield* holder(budget, 6)
+      yield* Deferred.await(first.started)
+      const second = yield* holder(budget, 6)
+      const small = yield* holder(budget, 4)
+      yield* Deferred.await(small.started)
+      yield* Effect.yieldNow()
+      expect(yield* Deferred.isDone(second.started)).toBe(false)
+      yield* Deferred.succeed(first.release, undefined)
+      yield* Fiber.join(first.fiber)
+      yield* Deferred.await(second.started)
+      yield* Deferred.succeed(second.release, undefined)
+      yield* Deferred.succeed(small.release, undefined)
+    }))
+
+  it.scoped("a body larger than the whole budget holds all of it rather than waiting forever", () =>
+    Effect.gen(function* () {
+      const { budget } = yield* budgetOf(10)
+      expect(yield* budget.holding(25)(Effect.succeed("read"))).toBe("read")
+    }))
+
+  it.scoped("the budget is given back when the work fails or is interrupted", () =>
+    Effect.gen(function* () {
+      const { budget } = yield* budgetOf(10)
+      expect(yield* Effect.flip(budget.holding(10)(Effect.fail("bad form")))).toBe("bad form")
+      const stuck = yield* holder(budget, 10)
+      yield* Deferred.await(stuck.started)
+      yield* Fiber.interrupt(stuck.fiber)
+      expect(yield* budget.holding(10)(Effect.succeed("next"))).toBe("next")
+    }))
+
+  it.scoped("garbage is collected once, a second after the last upload, never while one is held", () =>
+    Effect.gen(function* () {
+      const { budget, collections } = yield* budgetOf(100)
+      const a = yield* holder(budget, 10)
+      const b = yield* holder(budget, 10)
+      yield* Deferred.await(a.started)
+      yield* Deferred.await(b.started)
+      yield* Deferred.succeed(a.release, undefined)
+      yield* Fiber.join(a.fiber)
+      yield* TestClock.adjust("5 seconds")
+      expect(yield* collections).toBe(0) // b still holds its body
+      yield* Deferred.succeed(b.release, undefined)
+      yield* Fiber.join(b.fiber)
+      yield* TestClock.adjust("999 millis")
+      expect(yield* collections).toBe(0)
+      yield* TestClock.adjust("1 millis")
+      expect(yield* collections).toBe(1)
+      yield* TestClock.adjust("1 minute")
+      expect(yield* collections).toBe(1)
+    }))
+
+  it.scoped("an upload that begins within the second puts the collection off", () =>
+    Effect.gen(function* () {
+      const { budget, collections } = yield* budgetOf(100)
+      yield* budget.holding(10)(Effect.void)
+      yield* TestClock.adjust("500 millis")
+      const next = yield* holder(budget, 10)
+      yield* Deferred.await(next.started)
+      yield* TestClock.adjust("2 seconds")
+      expect(yield* collections).toBe(0)
+      yield* Deferred.succeed(next.release, undefined)
+      yield* Fiber.join(next.fiber)
+      yield* TestClock.adjust("1 second")
+      expect(yield* collections).toBe(1)
+    }))
+})
