@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Ref, TestClock } from "effect"
-import { make } from "../../src/services/UploadBudget.ts"
+import { make, type UploadBudgetShape } from "../../src/services/UploadBudget.ts"
 
 /** A budget of `bytes` whose collections are counted. */
 const budgetOf = (bytes: number) =>
@@ -10,12 +10,16 @@ const budgetOf = (bytes: number) =>
     return { budget, collections: Ref.get(collections) }
   })
 
+/** Runs `effect` with `bytes` held, as a body with a Content-Length is read. */
+const holding = <A, E>(budget: UploadBudgetShape, bytes: number, effect: Effect.Effect<A, E>) =>
+  Effect.scoped(Effect.flatMap(budget.hold, (held) => Effect.zipRight(held.take(bytes), effect)))
+
 /** Holds `bytes` until `release` is completed; `started` says it got them. */
-const holder = (budget: Effect.Effect.Success<ReturnType<typeof budgetOf>>["budget"], bytes: number) =>
+const holder = (budget: UploadBudgetShape, bytes: number) =>
   Effect.gen(function* () {
     const started = yield* Deferred.make<void>()
     const release = yield* Deferred.make<void>()
-    const fiber = yield* Effect.fork(budget.holding(bytes)(Deferred.succeed(started, undefined).pipe(Effect.zipRight(Deferred.await(release)))))
+    const fiber = yield* Effect.fork(holding(budget, bytes, Deferred.succeed(started, undefined).pipe(Effect.zipRight(Deferred.await(release)))))
     return { started, release, fiber }
   })
 
@@ -40,17 +44,39 @@ describe("UploadBudget", () => {
   it.scoped("a body larger than the whole budget holds all of it rather than waiting forever", () =>
     Effect.gen(function* () {
       const { budget } = yield* budgetOf(10)
-      expect(yield* budget.holding(25)(Effect.succeed("read"))).toBe("read")
+      expect(yield* holding(budget, 25, Effect.succeed("read"))).toBe("read")
+    }))
+
+  it.scoped("a chunked body holds what has arrived, chunk by chunk, and gives it all back at its end", () =>
+    Effect.gen(function* () {
+      const { budget } = yield* budgetOf(10)
+      const trickle = yield* Deferred.make<void>()
+      const chunked = yield* Effect.fork(Effect.scoped(Effect.gen(function* () {
+        const held = yield* budget.hold
+        yield* held.take(3)
+        yield* Deferred.await(trickle)
+        yield* held.take(4)
+      })))
+      // 3 bytes in: 7 are free for another body, 8 are not.
+      yield* Effect.yieldNow()
+      expect(yield* holding(budget, 7, Effect.succeed("fits"))).toBe("fits")
+      const big = yield* holder(budget, 8)
+      yield* Effect.yieldNow()
+      expect(yield* Deferred.isDone(big.started)).toBe(false)
+      yield* Deferred.succeed(trickle, undefined)
+      yield* Fiber.join(chunked)
+      yield* Deferred.await(big.started)
+      yield* Deferred.succeed(big.release, undefined)
     }))
 
   it.scoped("the budget is given back when the work fails or is interrupted", () =>
     Effect.gen(function* () {
       const { budget } = yield* budgetOf(10)
-      expect(yield* Effect.flip(budget.holding(10)(Effect.fail("bad form")))).toBe("bad form")
+      expect(yield* Effect.flip(holding(budget, 10, Effect.fail("bad form")))).toBe("bad form")
       const stuck = yield* holder(budget, 10)
       yield* Deferred.await(stuck.started)
       yield* Fiber.interrupt(stuck.fiber)
-      expect(yield* budget.holding(10)(Effect.succeed("next"))).toBe("next")
+      expect(yield* holding(budget, 10, Effect.succeed("next"))).toBe("next")
     }))
 
   it.scoped("garbage is collected once, a second after the last upload, never while one is held", () =>
@@ -77,7 +103,7 @@ describe("UploadBudget", () => {
   it.scoped("an upload that begins within the second puts the collection off", () =>
     Effect.gen(function* () {
       const { budget, collections } = yield* budgetOf(100)
-      yield* budget.holding(10)(Effect.void)
+      yield* holding(budget, 10, Effect.void)
       yield* TestClock.adjust("500 millis")
       const next = yield* holder(budget, 10)
       yield* Deferred.await(next.started)

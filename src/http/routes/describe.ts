@@ -29,7 +29,7 @@ import { Credits } from "../../services/Credits.ts"
 import type { Outcome } from "../../services/Credits.ts"
 import { Describer } from "../../services/Describer.ts"
 import { Images } from "../../services/Images.ts"
-import { UploadBudget } from "../../services/UploadBudget.ts"
+import { UploadBudget, type UploadHold } from "../../services/UploadBudget.ts"
 import { describeError, describeStatus, unexpected } from "../errors.ts"
 import { readDescribeForm } from "../multipart.ts"
 import type { DescribeForm } from "../multipart.ts"
@@ -68,17 +68,20 @@ const wholeBody = (request: HttpServerRequest.HttpServerRequest, source: Request
   ))
 
 /**
- * Checks 3 and 4: the rest of the body must arrive within the upload deadline. A chunked body has
- * no bound but check 3's count, so it is streamed.
+ * Checks 3 and 4, with the body's bytes held from the upload budget. A body with a length waits for
+ * its share before its deadline starts; a chunked one, which has no bound but check 3's count, is
+ * streamed and takes its share as it arrives, within the deadline.
  */
-const readForm = (request: HttpServerRequest.HttpServerRequest, contentLength: number | undefined) =>
+const readForm = (request: HttpServerRequest.HttpServerRequest, contentLength: number | undefined, held: UploadHold) =>
   Effect.gen(function* () {
     const { uploadTimeout } = yield* AppConfig
     const source = request.source
+    const whole = contentLength !== undefined && source instanceof Request ? source : undefined
+    if (whole !== undefined) yield* held.take(contentLength ?? limits.bodyBytes)
     return yield* Effect.gen(function* () {
-      const body = contentLength !== undefined && source instanceof Request
-        ? Stream.make(yield* wholeBody(request, source))
-        : request.stream
+      const body = whole !== undefined
+        ? Stream.make(yield* wholeBody(request, whole))
+        : Stream.tap(request.stream, (chunk) => held.take(chunk.length))
       return yield* readDescribeForm({ contentType: request.headers["content-type"], contentLength, body })
     }).pipe(
       // The body stopped being readable (the client went away mid-upload).
@@ -98,10 +101,10 @@ const prepareUpload = (request: HttpServerRequest.HttpServerRequest, adapt: (for
     if (contentLength !== undefined && contentLength > limits.bodyBytes) {
       return yield* new RequestTooLarge({ announced: true })
     }
-    const budget = yield* UploadBudget
-    // Scoped: the body is let go as this ends, before the budget is.
-    return yield* budget.holding(contentLength ?? limits.bodyBytes)(Effect.scoped(Effect.gen(function* () {
-      const form = adapt(yield* readForm(request, contentLength))
+    // Scoped: the body is let go as this ends, then its share of the budget.
+    return yield* Effect.scoped(Effect.gen(function* () {
+      const held = yield* Effect.flatMap(UploadBudget, (budget) => budget.hold)
+      const form = adapt(yield* readForm(request, contentLength, held))
       if (form.image === undefined) return yield* new NoFileUploaded()
       if (form.language?.truncated) return yield* new LanguageTooLong()
       const language = yield* languageUsed(form.language?.text)
@@ -127,7 +130,7 @@ const prepareUpload = (request: HttpServerRequest.HttpServerRequest, adapt: (for
         language
       }
       return { input, schemaGiven: form.schema !== undefined }
-    })))
+    }))
   })
 
 /** Checks 3 to 7, once a credit is held. */
