@@ -11,9 +11,9 @@
  * Bodies given back are garbage until the collector runs, and under a burst it ran too late: rounds
  * of 32 uploads of 10 MB each left about 150 MiB more resident than the one before. So once no
  * upload has been held for a second, the budget asks for one collection (docs/BENCHMARKS.md,
- * figure 2). A steady stream of requests never waits that second, so it never pays for one.
+ * figure 2). A steady stream of requests never leaves that second, so it never pays for one.
  */
-import { Context, Duration, Effect, Fiber, Layer, Option, Ref, type Scope } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Ref, Schedule, type Scope } from "effect"
 import { AppConfig } from "../config.ts"
 
 /** One request's share of the budget, given back when its scope closes. */
@@ -26,35 +26,34 @@ export interface UploadBudgetShape {
   readonly hold: Effect.Effect<UploadHold, never, Scope.Scope>
 }
 
-/** Quiet time after the last upload before garbage is collected. */
+/** Quiet time after the last upload before garbage is collected, and how often that is checked. */
 export const collectAfter = Duration.seconds(1)
+const checkEvery = Duration.millis(250)
 
 export const make = (bytes: number, collect: Effect.Effect<void>) =>
   Effect.gen(function* () {
     const permits = yield* Effect.makeSemaphore(bytes)
-    const scope = yield* Effect.scope
-    const holds = yield* Ref.make(0)
-    const pending = yield* Ref.make(Option.none<Fiber.RuntimeFiber<void>>())
+    // Uploads held now; when the last one ended; whether any ended since the last collection.
+    const state = yield* Ref.make({ holds: 0, lastEnd: 0, dirty: false })
 
-    const cancelCollection = Ref.getAndSet(pending, Option.none()).pipe(
-      Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: Fiber.interrupt }))
-    )
-    const collectLater = Effect.delay(collect, collectAfter).pipe(
-      // Forked from a release, which is uninterruptible; the wait must stay cancellable.
-      Effect.interruptible,
-      Effect.forkIn(scope),
-      Effect.flatMap((fiber) => Ref.set(pending, Option.some(fiber)))
-    )
-
-    const begin = Effect.gen(function* () {
-      yield* cancelCollection
-      yield* Ref.update(holds, (n) => n + 1)
-      return yield* Ref.make(0)
+    // One background check rather than a timer per request: requests only update `state`.
+    const collectIfQuiet = Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      const due = yield* Ref.modify(state, (s) =>
+        s.holds === 0 && s.dirty && now - s.lastEnd >= Duration.toMillis(collectAfter)
+          ? [true, { ...s, dirty: false }]
+          : [false, s]
+      )
+      if (due) yield* collect
     })
+    yield* Effect.forkScoped(Effect.repeat(collectIfQuiet, Schedule.spaced(checkEvery)))
+
+    const begin = Effect.zipRight(Ref.update(state, (s) => ({ ...s, holds: s.holds + 1 })), Ref.make(0))
     const end = (taken: Ref.Ref<number>) =>
       Effect.gen(function* () {
         yield* permits.release(yield* Ref.get(taken))
-        if ((yield* Ref.updateAndGet(holds, (n) => n - 1)) === 0) yield* collectLater
+        const now = yield* Clock.currentTimeMillis
+        yield* Ref.update(state, (s) => ({ holds: s.holds - 1, lastEnd: now, dirty: true }))
       })
 
     const hold = Effect.map(Effect.acquireRelease(begin, end), (taken): UploadHold => ({
