@@ -264,6 +264,30 @@ describe("POST /api/describe, a client that goes away", () => {
 })
 
 describe("POST /api/describe, UPLOAD_MEMORY_MB", () => {
+  it.live("an upload's body is freed once its image is prepared, before the model is called", () =>
+    Effect.gen(function* () {
+      const image = yield* Images.pipe(Effect.flatMap((images) => images.prepare(jpeg)), Effect.provide(Images.layer), Effect.orDie)
+      const received: Array<Uint8Array> = []
+      const lengthsAtPrepare: Array<number> = []
+      const bodyLengthsAtModel: Array<number> = []
+      const recording = Images.scripted((bytes) =>
+        Effect.sync(() => (received.push(bytes), lengthsAtPrepare.push(bytes.byteLength))).pipe(Effect.as(image))
+      )
+      const checking = Describer.scripted((request) =>
+        Effect.sync(() => bodyLengthsAtModel.push(...received.map((bytes) => bytes.byteLength))).pipe(
+          Effect.as(Object.fromEntries(request.fields.map((f) => [f.name, "ok"])))
+        ))
+      const services = Layer.mergeAll(ServicesLive, recording, UploadBudget.layer, checking).pipe(Layer.provideMerge(pglite.layer))
+      yield* Effect.gen(function* () {
+        const c = yield* customer(1)
+        const upload = new Uint8Array(2_000_000).fill(0x62)
+        expect((yield* postDescribe({ image: upload }, c.token)).status).toBe(200)
+        // The prepare step saw the whole upload; by the model call, its buffer was detached.
+        expect(lengthsAtPrepare).toEqual([upload.length])
+        expect(bodyLengthsAtModel).toEqual([0])
+      }).pipe(Effect.provide(serverWith(services)))
+    }), 30_000)
+
   it.live("bounds the bodies held at once: 6 uploads of 4 MB within 11 MiB are prepared two at a time, all answered", () =>
     Effect.gen(function* () {
       const inFlight = yield* Ref.make(0)

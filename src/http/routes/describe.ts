@@ -63,8 +63,14 @@ const wholeBody = (request: HttpServerRequest.HttpServerRequest, source: Request
   Effect.tryPromise({
     try: () => source.bytes(),
     catch: (cause) => new RequestError({ request, reason: "Decode", cause })
-  }).pipe(Effect.tap(({ buffer }) =>
-    Effect.addFinalizer(() => Effect.sync(() => buffer instanceof ArrayBuffer && buffer.transfer(0)))
+  }).pipe(Effect.tap((bytes) =>
+    Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        // Only a buffer that is this body's alone: a view into a shared one is left to the collector.
+        const { buffer } = bytes
+        if (buffer instanceof ArrayBuffer && buffer.byteLength === bytes.byteLength) buffer.transfer(0)
+      })
+    )
   ))
 
 /**
@@ -76,11 +82,11 @@ const readForm = (request: HttpServerRequest.HttpServerRequest, contentLength: n
   Effect.gen(function* () {
     const { uploadTimeout } = yield* AppConfig
     const source = request.source
-    const whole = contentLength !== undefined && source instanceof Request ? source : undefined
-    if (whole !== undefined) yield* held.take(contentLength ?? limits.bodyBytes)
+    const whole = contentLength !== undefined && source instanceof Request ? { source, contentLength } : undefined
+    if (whole !== undefined) yield* held.take(whole.contentLength)
     return yield* Effect.gen(function* () {
       const body = whole !== undefined
-        ? Stream.make(yield* wholeBody(request, whole))
+        ? Stream.make(yield* wholeBody(request, whole.source))
         : Stream.tap(request.stream, (chunk) => held.take(chunk.length))
       return yield* readDescribeForm({ contentType: request.headers["content-type"], contentLength, body })
     }).pipe(
