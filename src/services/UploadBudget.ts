@@ -13,7 +13,7 @@
  * upload has been held for a second, the budget asks for one collection (docs/BENCHMARKS.md,
  * figure 2). A steady stream of requests never leaves that second, so it never pays for one.
  */
-import { Clock, Context, Duration, Effect, Layer, Ref, Schedule, type Scope } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Ref, type Scope } from "effect"
 import { AppConfig } from "../config.ts"
 
 /** One request's share of the budget, given back when its scope closes. */
@@ -26,34 +26,53 @@ export interface UploadBudgetShape {
   readonly hold: Effect.Effect<UploadHold, never, Scope.Scope>
 }
 
-/** Quiet time after the last upload before garbage is collected, and how often that is checked. */
+/** Quiet time after the last upload before garbage is collected. */
 export const collectAfter = Duration.seconds(1)
-const checkEvery = Duration.millis(250)
+
+type Next = { readonly _tag: "stop" } | { readonly _tag: "collect" } | { readonly _tag: "wait"; readonly millis: number }
+
+interface Quiet {
+  /** Uploads held now. */
+  readonly holds: number
+  /** When the last one ended. */
+  readonly lastEnd: number
+  /** Whether a collection is waiting for quiet. */
+  readonly scheduled: boolean
+}
 
 export const make = (bytes: number, collect: Effect.Effect<void>) =>
   Effect.gen(function* () {
     const permits = yield* Effect.makeSemaphore(bytes)
-    // Uploads held now; when the last one ended; whether any ended since the last collection.
-    const state = yield* Ref.make({ holds: 0, lastEnd: 0, dirty: false })
+    const scope = yield* Effect.scope
+    const state = yield* Ref.make<Quiet>({ holds: 0, lastEnd: 0, scheduled: false })
 
-    // One background check rather than a timer per request: requests only update `state`.
-    const collectIfQuiet = Effect.gen(function* () {
-      const now = yield* Clock.currentTimeMillis
-      const due = yield* Ref.modify(state, (s) =>
-        s.holds === 0 && s.dirty && now - s.lastEnd >= Duration.toMillis(collectAfter)
-          ? [true, { ...s, dirty: false }]
-          : [false, s]
-      )
-      if (due) yield* collect
-    })
-    yield* Effect.forkScoped(Effect.repeat(collectIfQuiet, Schedule.spaced(checkEvery)))
+    // One fiber per quiet spell, forked when the last hold ends: it sleeps until a second after the
+    // latest end, and collects if nothing is held by then. Requests never fork or interrupt it.
+    const nextStep = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Ref.modify(state, (s): [Next, Quiet] => {
+        if (s.holds > 0) return [{ _tag: "stop" }, { ...s, scheduled: false }]
+        const millis = s.lastEnd + Duration.toMillis(collectAfter) - now
+        return millis > 0 ? [{ _tag: "wait", millis }, s] : [{ _tag: "collect" }, { ...s, scheduled: false }]
+      }))
+    const collectWhenQuiet: Effect.Effect<void> = Effect.flatMap(nextStep, (next) =>
+      next._tag === "stop"
+        ? Effect.void
+        : next._tag === "collect"
+        ? collect
+        : Effect.zipRight(Effect.sleep(Duration.millis(next.millis)), Effect.suspend(() => collectWhenQuiet)))
 
     const begin = Effect.zipRight(Ref.update(state, (s) => ({ ...s, holds: s.holds + 1 })), Ref.make(0))
     const end = (taken: Ref.Ref<number>) =>
       Effect.gen(function* () {
         yield* permits.release(yield* Ref.get(taken))
         const now = yield* Clock.currentTimeMillis
-        yield* Ref.update(state, (s) => ({ holds: s.holds - 1, lastEnd: now, dirty: true }))
+        const fork = yield* Ref.modify(state, (s): [boolean, Quiet] => {
+          const holds = s.holds - 1
+          const fork = holds === 0 && !s.scheduled
+          return [fork, { holds, lastEnd: now, scheduled: s.scheduled || fork }]
+        })
+        // Forked from a release, which is uninterruptible; the sleep must stay interruptible.
+        if (fork) yield* Effect.forkIn(Effect.interruptible(collectWhenQuiet), scope)
       })
 
     const hold = Effect.map(Effect.acquireRelease(begin, end), (taken): UploadHold => ({

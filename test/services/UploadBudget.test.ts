@@ -94,7 +94,7 @@ describe("UploadBudget", () => {
       yield* Fiber.join(b.fiber)
       yield* TestClock.adjust("999 millis")
       expect(yield* collections).toBe(0)
-      yield* TestClock.adjust("250 millis") // checked every 250 ms
+      yield* TestClock.adjust("1 millis")
       expect(yield* collections).toBe(1)
       yield* TestClock.adjust("1 minute")
       expect(yield* collections).toBe(1)
@@ -111,7 +111,7 @@ describe("UploadBudget", () => {
       expect(yield* collections).toBe(0)
       yield* Deferred.succeed(next.release, undefined)
       yield* Fiber.join(next.fiber)
-      yield* TestClock.adjust("1250 millis")
+      yield* TestClock.adjust("1 second")
       expect(yield* collections).toBe(1)
     }))
 })
