@@ -67,17 +67,24 @@ export class Credits extends Effect.Service<Credits>()("Credits", {
     const reserve = (accountId: string, keyId: string | null) =>
       Effect.gen(function* () {
         const createdAt = yield* now
-        const held = yield* sql`UPDATE accounts SET reserved = reserved + 1
-          WHERE id = ${accountId} AND credits > reserved RETURNING id`
-        const id = crypto.randomUUID()
-        const state = held.length > 0 ? "reserved" : "refused"
-        yield* sql`INSERT INTO usage ${sql.insert({
-          id, accountId, keyId, instanceId: instance.id, createdAt, state,
-          ...(state === "refused" ? { status: 401, errorKind: "NoCreditLeft", settledAt: createdAt } : {})
-        })}`
-        return held.length > 0 ? Option.some(id) : Option.none()
+        // One statement, so one round trip and atomic without a transaction: the hold, and the
+        // usage row that records it (or the refusal).
+        const [usage] = yield* sql<{ state: "reserved" | "refused"; id: string }>`WITH held AS (
+            UPDATE accounts SET reserved = reserved + 1
+            WHERE id = ${accountId} AND credits > reserved RETURNING id
+          ), outcome AS (
+            SELECT EXISTS (SELECT 1 FROM held) AS reserved
+          )
+          INSERT INTO usage (id, account_id, key_id, instance_id, created_at, state, status, error_kind, settled_at)
+          SELECT ${crypto.randomUUID()}::uuid, ${accountId}::uuid, ${keyId}::uuid, ${instance.id}, ${createdAt}::timestamptz,
+            CASE WHEN reserved THEN 'reserved' ELSE 'refused' END,
+            CASE WHEN reserved THEN NULL ELSE 401 END,
+            CASE WHEN reserved THEN NULL ELSE 'NoCreditLeft' END,
+            CASE WHEN reserved THEN NULL ELSE ${createdAt}::timestamptz END
+          FROM outcome
+          RETURNING id, state`
+        return usage?.state === "reserved" ? Option.some(usage.id) : Option.none()
       }).pipe(
-        sql.withTransaction,
         Effect.orDie,
         Effect.tap(Option.match({ onNone: () => Effect.void, onSome: () => Metric.increment(reservationsOpen) })),
         Effect.flatMap(Option.match({ onNone: () => new NoCreditLeft(), onSome: Effect.succeed })),
@@ -92,22 +99,23 @@ export class Credits extends Effect.Service<Credits>()("Credits", {
       Effect.gen(function* () {
         const settledAt = yield* now
         const charged = outcome.status === 200
-        const [usage] = yield* sql<{ accountId: string }>`UPDATE usage
-          SET state = ${charged ? "charged" : "released"}, settled_at = ${settledAt},
-            status = ${outcome.status}, error_kind = ${outcome.errorKind}
-          WHERE id = ${usageId} AND state = 'reserved' RETURNING account_id`
-        if (usage === undefined) return Option.none<number>()
-        const spent = charged ? 1 : 0
-        const [account] = yield* sql<{ credits: number }>`UPDATE accounts SET credits = credits - ${spent}, reserved = reserved - 1
-          WHERE id = ${usage.accountId} RETURNING credits`
-        if (charged) {
-          yield* sql`INSERT INTO credit_ledger ${sql.insert({
-            id: crypto.randomUUID(), accountId: usage.accountId, amount: -1, reason: "describe", usageId, createdAt: settledAt
-          })}`
-        }
+        // One statement (atomic, one round trip): the usage row, the balance and, for a charge, its
+        // ledger row. Only a reservation still held is settled, so a second call changes nothing.
+        const [account] = yield* sql<{ credits: number }>`WITH settled AS (
+            UPDATE usage SET state = ${charged ? "charged" : "released"}, settled_at = ${settledAt},
+              status = ${outcome.status}, error_kind = ${outcome.errorKind}
+            WHERE id = ${usageId} AND state = 'reserved' RETURNING account_id
+          ), account AS (
+            UPDATE accounts SET credits = credits - ${charged ? 1 : 0}, reserved = reserved - 1
+            FROM settled WHERE accounts.id = settled.account_id RETURNING accounts.id, accounts.credits
+          ), charge AS (
+            INSERT INTO credit_ledger (id, account_id, amount, reason, usage_id, created_at)
+            SELECT ${crypto.randomUUID()}::uuid, id, -1, 'describe', ${usageId}::uuid, ${settledAt}::timestamptz FROM account
+            WHERE ${charged}::boolean
+          )
+          SELECT credits FROM account`
         return Option.fromNullable(account?.credits)
       }).pipe(
-        sql.withTransaction,
         Effect.orDie,
         Effect.tap(Option.match({
           onNone: () => Effect.void,
