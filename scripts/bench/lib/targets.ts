@@ -71,7 +71,17 @@ export const deadline = (ms: number, what: string): void => {
  */
 const serviceFlags = (process.env["BENCH_SERVICE_FLAGS"] ?? "").split(" ").filter((flag) => flag !== "")
 
-const baseEnv = { PATH: process.env["PATH"] ?? "", HOME: os.homedir(), TMPDIR: os.tmpdir() }
+/**
+ * What the servers inherit; with `OTEL_EXPORTER_OTLP_ENDPOINT` set, the service exports its spans
+ * there, to see where a request's time goes (the figures then include the export's cost).
+ */
+const otlp = process.env["OTEL_EXPORTER_OTLP_ENDPOINT"]
+const baseEnv = {
+  PATH: process.env["PATH"] ?? "",
+  HOME: os.homedir(),
+  TMPDIR: os.tmpdir(),
+  ...(otlp === undefined ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: otlp })
+}
 
 export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
