@@ -37,8 +37,10 @@ const describe = async (request: Request): Promise<Response> => {
     const metadata = await sharp(bytes).metadata()
     if (!isFormat(metadata.format)) return error(400, "Invalid image file")
     // Full-size decode to raw pixels, then the resize.
-    const full = await sharp(bytes).rotate().ensureAlpha().raw().toBuffer({ resolveWithObject: true })
-    const resized = await sharp(full.data, { raw: { width: full.info.width, height: full.info.height, channels: 4 } })
+    const full = await sharp(bytes).rotate().raw().toBuffer({ resolveWithObject: true })
+    // The bench's inputs are RGB or RGBA.
+    const channels = full.info.channels === 4 ? 4 : 3
+    const resized = await sharp(full.data, { raw: { width: full.info.width, height: full.info.height, channels } })
       .resize({ width: 1000, height: 1000, fit: "inside", withoutEnlargement: true })
       .raw()
       .toBuffer({ resolveWithObject: true })
@@ -55,6 +57,7 @@ const describe = async (request: Request): Promise<Response> => {
         },
         width: resized.info.width,
         height: resized.info.height,
+        channels,
         pixels: resized.data
       },
       fields: defaultFields,

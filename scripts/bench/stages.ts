@@ -73,10 +73,10 @@ for (const image of await allImages()) {
     const file = data.get("image")
     if (file instanceof Blob) await file.arrayBuffer()
   })
-  const full = await sharp(image.bytes).rotate().ensureAlpha().raw().toBuffer({ resolveWithObject: true })
-  const decode = await timed(() => sharp(image.bytes).rotate().ensureAlpha().raw().toBuffer())
+  const full = await sharp(image.bytes).rotate().raw().toBuffer({ resolveWithObject: true })
+  const decode = await timed(() => sharp(image.bytes).rotate().raw().toBuffer())
   const resize = await timed(() =>
-    sharp(full.data, { raw: { width: full.info.width, height: full.info.height, channels: 4 } })
+    sharp(full.data, { raw: { width: full.info.width, height: full.info.height, channels: full.info.channels === 4 ? 4 : 3 } })
       .resize({ width: 1000, height: 1000, fit: "inside", withoutEnlargement: true })
       .raw()
       .toBuffer()

@@ -20,7 +20,8 @@ export type ImageFormat = "jpeg" | "png" | "webp" | "gif"
 
 /**
  * The one image the describer receives (issue 3 §5): EXIF orientation applied, first frame of an
- * animation, sRGB, 8 bits per channel, RGBA, longest side at most 1,000 px and never enlarged.
+ * animation, sRGB, 8 bits per channel, longest side at most 1,000 px and never enlarged; RGBA when
+ * the source has an alpha channel, RGB otherwise.
  */
 export interface PreparedImage {
   /** What was uploaded. */
@@ -37,7 +38,12 @@ export interface PreparedImage {
   }
   readonly width: number
   readonly height: number
-  /** Raw RGBA pixels, `width * height * 4` bytes, row-major. */
+  /**
+   * 4 (RGBA) when the source has alpha, else 3 (RGB): an opaque image carries no alpha to flatten
+   * (for the model's JPEG, that step alone took half the encoding's instructions).
+   */
+  readonly channels: 3 | 4
+  /** Raw pixels, `width * height * channels` bytes, row-major. */
   readonly pixels: Uint8Array
 }
 

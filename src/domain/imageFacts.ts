@@ -78,7 +78,7 @@ const dominantColours = (counts: Uint32Array, visible: number): ReadonlyArray<Na
  * their RGB is meaningless.
  */
 export const imageFacts = (image: PreparedImage): ImageFacts => {
-  const { width, height, pixels } = image
+  const { width, height, channels, pixels } = image
   const step = Math.max(1, Math.ceil(Math.sqrt((width * height) / targetSamples)))
   const counts = new Uint32Array(paletteSize)
   let visible = 0
@@ -86,8 +86,8 @@ export const imageFacts = (image: PreparedImage): ImageFacts => {
   let lightnessSum = 0
   for (let y = 0; y < height; y += step) {
     for (let x = 0; x < width; x += step) {
-      const at = (y * width + x) * 4
-      const alpha = pixels[at + 3] ?? 0
+      const at = (y * width + x) * channels
+      const alpha = channels === 4 ? pixels[at + 3] ?? 0 : 255
       if (alpha === 0) {
         seeThrough++
         continue

@@ -95,16 +95,14 @@ const decode = (bytes: Uint8Array, format: ImageFormat) =>
     // With `pages: 1`, `height` is one frame's height.
     if (header.width * header.height > maxPixels) return yield* new ImageTooManyPixels({ maxMegapixels })
 
+    const scaled = sharp(bytes, inputOptions)
+      .autoOrient()
+      // Directly after loading, so JPEG and WebP are shrunk while decoding.
+      .resize({ width: limits.longestSide, height: limits.longestSide, fit: "inside", withoutEnlargement: true })
+      // CMYK, 16-bit, greyscale and palette all end as 8-bit sRGB, with alpha when the source has it.
+      .toColourspace("srgb")
     const { data, info } = yield* decoding(format, () =>
-      sharp(bytes, inputOptions)
-        .autoOrient()
-        // Directly after loading, so JPEG and WebP are shrunk while decoding.
-        .resize({ width: limits.longestSide, height: limits.longestSide, fit: "inside", withoutEnlargement: true })
-        // CMYK, 16-bit, greyscale and palette all end as 8-bit sRGB with an alpha channel.
-        .toColourspace("srgb")
-        .ensureAlpha()
-        .raw()
-        .toBuffer({ resolveWithObject: true }))
+      (header.hasAlpha ? scaled.ensureAlpha() : scaled.removeAlpha()).raw().toBuffer({ resolveWithObject: true }))
 
     return {
       source: {
@@ -117,6 +115,7 @@ const decode = (bytes: Uint8Array, format: ImageFormat) =>
       },
       width: info.width,
       height: info.height,
+      channels: header.hasAlpha ? 4 : 3,
       pixels: data
     } satisfies PreparedImage
   })

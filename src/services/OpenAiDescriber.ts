@@ -96,12 +96,10 @@ export const displayName = (settings: OpenAiConfig): string => {
 const jpegQuality = 80
 
 const encodeJpeg = (image: PreparedImage) =>
-  Effect.promise(() =>
-    sharp(image.pixels, { raw: { width: image.width, height: image.height, channels: 4 } })
-      .flatten({ background: "#ffffff" })
-      .jpeg({ quality: jpegQuality })
-      .toBuffer()
-  )
+  Effect.promise(() => {
+    const pixels = sharp(image.pixels, { raw: { width: image.width, height: image.height, channels: image.channels } })
+    return (image.channels === 4 ? pixels.flatten({ background: "#ffffff" }) : pixels).jpeg({ quality: jpegQuality }).toBuffer()
+  })
 
 // ---- One model call
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
 import { imageFacts, orientationOf } from "../../src/domain/imageFacts.ts"
-import { black, clear, halves, navy, prepared, red, type Rgba, solid, white } from "./preparedImages.ts"
+import { black, clear, halves, navy, prepared, red, type Rgba, solid, white, withoutAlpha } from "./preparedImages.ts"
 
 describe("imageFacts", () => {
   it("reads a 200x100 red image", () => {
@@ -22,6 +22,15 @@ describe("imageFacts", () => {
     const facts = imageFacts(halves(200, 100, black, white))
     expect(facts.colours).toStrictEqual([{ family: "black", shade: "normal" }, { family: "white", shade: "normal" }])
     expect(facts.brightness).toBe("medium")
+  })
+
+  it("reads an RGB image as its opaque RGBA twin", () => {
+    for (const image of [halves(200, 100, red, white), solid(30, 90, navy), prepared(64, 48, (x, y) => [x * 4, y * 5, 90, 255])]) {
+      const facts = imageFacts(withoutAlpha(image))
+      expect(facts).toStrictEqual(imageFacts(image))
+      expect(facts.transparency).toBe("opaque")
+      expect(facts.colours.length).toBeGreaterThan(0)
+    }
   })
 
   it("calls white bright and black dark", () => {

@@ -1,4 +1,4 @@
-/** PreparedImage values built from raw RGBA, as the image pipeline would hand them to a describer. */
+/** PreparedImage values built from raw RGBA, as the image pipeline hands an image with alpha to a describer. */
 import type { PreparedImage } from "../../src/domain/describe.ts"
 
 export type Rgba = readonly [r: number, g: number, b: number, a: number]
@@ -24,6 +24,7 @@ export const prepared = (
     source: { format: "png", bytes: pixels.length, width, height, frames: 1, hasAlpha: false, ...source },
     width,
     height,
+    channels: 4,
     pixels
   }
 }
@@ -34,3 +35,10 @@ export const solid = (width: number, height: number, colour: Rgba, source: Parti
 /** Left half `left`, right half `right`. */
 export const halves = (width: number, height: number, left: Rgba, right: Rgba): PreparedImage =>
   prepared(width, height, (x) => (x < width / 2 ? left : right))
+
+/** The same image as the pipeline hands an opaque one over: RGB, its alpha bytes dropped. */
+export const withoutAlpha = (image: PreparedImage): PreparedImage => {
+  const pixels = new Uint8Array(image.width * image.height * 3)
+  for (let at = 0; at < image.width * image.height; at++) pixels.set(image.pixels.subarray(at * 4, at * 4 + 3), at * 3)
+  return { ...image, channels: 3, pixels }
+}

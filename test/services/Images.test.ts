@@ -32,9 +32,10 @@ const headerOf = (bytes: Uint8Array) => Effect.promise(() => sharp(bytes).metada
 
 const prepare = (bytes: Uint8Array) => Effect.flatMap(Images, (images) => images.prepare(bytes))
 
+/** An RGB image's pixels read as opaque. */
 const pixelAt = (image: PreparedImage, x: number, y: number): Rgba => {
-  const offset = (y * image.width + x) * 4
-  const [r = -1, g = -1, b = -1, a = -1] = image.pixels.subarray(offset, offset + 4)
+  const offset = (y * image.width + x) * image.channels
+  const [r = -1, g = -1, b = -1, a = 255] = image.pixels.subarray(offset, offset + image.channels)
   return [r, g, b, a]
 }
 
@@ -42,9 +43,13 @@ const pixelAt = (image: PreparedImage, x: number, y: number): Rgba => {
 const expectColour = (actual: Rgba, expected: Rgba, tolerance = 0) =>
   actual.forEach((channel, index) => expect(Math.abs(channel - expected[index]!), `channel ${index} of ${actual}`).toBeLessThanOrEqual(tolerance))
 
-/** Every prepared image: RGBA, one 4-byte pixel per position, longest side within §8's limit. */
+/**
+ * Every prepared image: RGBA when the source has alpha, RGB otherwise, one pixel of that many bytes
+ * per position, longest side within §8's limit.
+ */
 const expectWellFormed = (image: PreparedImage) => {
-  expect(image.pixels.length).toBe(image.width * image.height * 4)
+  expect(image.channels).toBe(image.source.hasAlpha ? 4 : 3)
+  expect(image.pixels.length).toBe(image.width * image.height * image.channels)
   expect(Math.max(image.width, image.height)).toBeLessThanOrEqual(limits.longestSide)
 }
 

@@ -81,6 +81,7 @@ const image = (width = 40, height = 30): PreparedImage => {
     source: { format: "png", bytes: 321, width, height, frames: 1, hasAlpha: true },
     width,
     height,
+    channels: 4,
     pixels
   }
 }
@@ -150,6 +151,32 @@ describe("OpenAiDescriber request", () => {
       })
     )
   )
+
+  it.effect("sends an opaque (RGB) image as a JPEG of its colours", () => {
+    const width = 20
+    const height = 10
+    // Left half navy, right half yellow, 3 bytes a pixel.
+    const pixels = new Uint8Array(width * height * 3)
+    for (let at = 0; at < width * height; at++) pixels.set(at % width < width / 2 ? [0, 0, 128] : [250, 220, 0], at * 3)
+    const opaque: DescribeRequest = {
+      ...request,
+      image: { source: { ...request.image.source, hasAlpha: false }, width, height, channels: 3, pixels }
+    }
+    return withFakeModel([json(goodAnswer)], {}, (describer, model) =>
+      Effect.gen(function* () {
+        yield* describer.describe(opaque)
+        const url = imageUrlOf(model.received[0]?.body)
+        const jpeg = Buffer.from(url.slice("data:image/jpeg;base64,".length), "base64")
+        const { data, info } = yield* Effect.promise(() => sharp(jpeg).raw().toBuffer({ resolveWithObject: true }))
+        expect([info.width, info.height, info.channels]).toEqual([20, 10, 3])
+        const pixel = (x: number, y: number) => [...data.subarray((y * width + x) * 3, (y * width + x) * 3 + 3)]
+        const [r1 = 0, g1 = 0, b1 = 0] = pixel(2, 5)
+        expect([r1 < 40, g1 < 40, b1 > 90]).toEqual([true, true, true]) // navy
+        const [r2 = 0, g2 = 0, b2 = 0] = pixel(17, 5)
+        expect([r2 > 200, g2 > 180, b2 < 60]).toEqual([true, true, true]) // yellow
+      })
+    )
+  })
 
   it.effect("builds the schema from a custom schema and asks for the language", () => {
     const custom: DescribeRequest = {

@@ -216,6 +216,5 @@ export const describe = Effect.gen(function* () {
     ))
   ),
   Effect.catchAllCause(unexpected("Internal Server Error")),
-  Effect.ensuring(Effect.sync(() => Bun.gc(false))),
   Effect.withSpan("POST /api/describe")
 )
