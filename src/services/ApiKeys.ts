@@ -36,6 +36,9 @@ export const signingSecret = Effect.gen(function* () {
 
 const Claims = Schema.Struct({ userId: Schema.String, jti: Schema.UUID })
 
+/** How precisely a key's last use is recorded. */
+const lastUseResolution = "1 minute"
+
 /** A live key's row and, when the account is not deleted, the account's columns. */
 const LiveKeyRow = Schema.Struct({
   ...ApiKey.fields,
@@ -104,18 +107,28 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
       })
 
     /**
-     * The key if it is live, marked as used, with its account's columns (null when the account is
-     * deleted): one round trip for what takes two lookups.
+     * The key if it is live, with its account's columns (null when the account is deleted): one
+     * round trip for what takes two lookups. Its last use is written at most once a minute (what the
+     * dashboard shows): a write per request would make every request of a busy key queue on that
+     * one row's lock, and cost a commit.
      */
     const findLiveKey = SqlSchema.findOne({
       Request: Schema.Struct({ id: Schema.UUID, usedAt: Schema.DateFromSelf }),
       Result: LiveKeyRow,
       execute: ({ id, usedAt }) => sql`WITH key AS (
-          UPDATE api_keys SET last_used_at = ${usedAt} WHERE id = ${id} AND deleted_at IS NULL RETURNING *
+          SELECT * FROM api_keys WHERE id = ${id} AND deleted_at IS NULL
+        ), used AS (
+          UPDATE api_keys SET last_used_at = ${usedAt}
+          WHERE id = ${id} AND deleted_at IS NULL
+            AND (last_used_at IS NULL OR last_used_at <= ${usedAt}::timestamptz - ${lastUseResolution}::interval)
+          RETURNING last_used_at
         )
-        SELECT key.*, account.name AS account_name, account.email AS account_email,
+        SELECT key.id, key.account_id, key.name, key.created_at, key.expired_at, key.deleted_at,
+          coalesce(used.last_used_at, key.last_used_at) AS last_used_at,
+          account.name AS account_name, account.email AS account_email,
           account.registered_at AS account_registered_at, account.credits AS account_credits
-        FROM key LEFT JOIN accounts account ON account.id = key.account_id AND account.deleted_at IS NULL`
+        FROM key LEFT JOIN used ON true
+          LEFT JOIN accounts account ON account.id = key.account_id AND account.deleted_at IS NULL`
     })
 
     /**

@@ -1,5 +1,5 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { Clock, Effect, TestClock } from "effect"
 import { SignJWT, UnsecuredJWT } from "jose"
 import { Accounts } from "../../src/services/Accounts.ts"
 import { ApiKeys } from "../../src/services/ApiKeys.ts"
@@ -35,6 +35,22 @@ for (const backend of backends) {
         expect(found.key.id).toBe(key.id)
         expect(found.key.name).toBe("shop backend")
         expect(found.key.lastUsedAt?.getTime()).toBe(1000)
+      }))
+
+    it.effect("a key's last use is recorded to the minute: a use within a minute of the recorded one keeps it", () =>
+      Effect.gen(function* () {
+        const { token } = yield* accountWithKey()
+        const lastUse = () => authenticate(`Bearer ${token}`).pipe(Effect.map(({ key }) => key.lastUsedAt?.getTime()))
+        // The clock is shared with the other tests of this layer: times are taken from it.
+        yield* TestClock.adjust(1000)
+        const first = yield* Clock.currentTimeMillis
+        expect(yield* lastUse()).toBe(first)
+        yield* TestClock.adjust(59_000)
+        expect(yield* lastUse()).toBe(first)
+        yield* TestClock.adjust(1000)
+        expect(yield* lastUse()).toBe(first + 60_000)
+        yield* TestClock.adjust(30_000)
+        expect(yield* lastUse()).toBe(first + 60_000)
       }))
 
     it.effect("no header, or one that does not start with `Bearer `, is a missing key", () =>
