@@ -73,3 +73,13 @@ export const describeResultEntries = (
   const entries = fields.map((field) => [field.name, result[field.name] ?? ""] as const)
   return schemaGiven ? entries : [...entries, ["alt_text", result["alternativeText"] ?? ""] as const]
 }
+
+/**
+ * The entries as a JSON object in their order (an object would move integer-like names such as
+ * `"1"` first); compact, or one member a line after `indent` for people to read.
+ */
+export const describeResultJson = (entries: ReadonlyArray<readonly [string, string]>, indent?: string): string => {
+  if (entries.length === 0) return "{}"
+  const members = entries.map(([name, value]) => `${JSON.stringify(name)}:${indent === undefined ? "" : " "}${JSON.stringify(value)}`)
+  return indent === undefined ? `{${members.join(",")}}` : `{\n${members.map((member) => indent + member).join(",\n")}\n}`
+}

@@ -1,38 +1,19 @@
 /**
- * API keys (spec §5, §7.2): JWTs signed by the service with HS256 (the only algorithm accepted),
- * carrying the account (`userId`), the key id (`jti`) and the expiry. A key is also a database row,
+ * API keys (spec §5, §7.2): tokens signed by the service (`Signer`), carrying the account
+ * (`userId`), the key id (`jti`) and the expiry. A key is also a database row,
  * so deleting it from the dashboard revokes it on the very next request.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Clock, Effect, Option, Redacted, Schema } from "effect"
-import { jwtVerify, SignJWT } from "jose"
-import { AppConfig } from "../config.ts"
-import { AccountNotFound, ApiKeyInvalid, ApiKeyMalformed, ApiKeyMissing, ApiKeyRevoked, KeyNotFound } from "../domain/errors.ts"
+import { Clock, Effect, Option, Schema } from "effect"
+import { AccountNotFound, ApiKeyMalformed, ApiKeyMissing, ApiKeyRevoked, KeyNotFound } from "../domain/errors.ts"
 import { Account, ApiKey } from "../domain/models.ts"
 import { Accounts } from "./Accounts.ts"
-import { randomToken } from "./secrets.ts"
-
-const algorithm = "HS256"
+import { Signer } from "./Signer.ts"
 
 export interface NewKey {
   readonly name?: string | undefined
   readonly expiredAt: Date
 }
-
-/**
- * The secret from `API_KEY_SECRET`, or one generated on first start and kept in the database.
- * Dashboard sessions are signed with it too (see `Sessions`).
- */
-export const signingSecret = Effect.gen(function* () {
-  const config = yield* AppConfig
-  if (Option.isSome(config.apiKeySecret)) return Redacted.value(config.apiKeySecret.value)
-  const sql = yield* SqlClient.SqlClient
-  const generated = randomToken()
-  // Replicas starting together agree on whichever secret was written first.
-  yield* sql`INSERT INTO settings (key, value) VALUES ('api_key_secret', ${generated}) ON CONFLICT (key) DO NOTHING`
-  const [row] = yield* sql<{ value: string }>`SELECT value FROM settings WHERE key = 'api_key_secret'`
-  return row?.value ?? generated
-})
 
 const Claims = Schema.Struct({ userId: Schema.String, jti: Schema.UUID })
 
@@ -52,7 +33,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const accounts = yield* Accounts
-    const secret = new TextEncoder().encode(yield* Effect.orDie(signingSecret))
+    const signer = yield* Signer
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
     const create = (accountId: string, key: NewKey) =>
@@ -62,14 +43,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
           id: crypto.randomUUID(), accountId, name: key.name ?? null, createdAt: yield* now,
           expiredAt: key.expiredAt, deletedAt: null, lastUsedAt: null
         })
-        const token = yield* Effect.promise(() =>
-          new SignJWT({ userId: accountId })
-            .setProtectedHeader({ alg: algorithm, typ: "JWT" })
-            .setJti(row.id)
-            .setIssuedAt(Math.floor(row.createdAt.getTime() / 1000))
-            .setExpirationTime(Math.floor(row.expiredAt.getTime() / 1000))
-            .sign(secret)
-        )
+        const token = yield* signer.sign({ userId: accountId }, { id: row.id, issuedAt: row.createdAt, expiresAt: row.expiredAt })
         yield* sql`INSERT INTO api_keys ${sql.insert({ ...row })}`.pipe(Effect.orDie)
         return { key: row, token }
       }).pipe(Effect.withSpan("ApiKeys.create"))
@@ -96,11 +70,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
 
     const verify = (token: string) =>
       Effect.gen(function* () {
-        const currentDate = yield* now
-        const { payload } = yield* Effect.tryPromise({
-          try: () => jwtVerify(token, secret, { algorithms: [algorithm], currentDate }),
-          catch: () => new ApiKeyInvalid()
-        })
+        const payload = yield* signer.verify(token, yield* now)
         if (typeof payload.userId !== "string") return yield* new ApiKeyMalformed()
         // Signed by us with a userId, so made by `create`: a jti that is not a key is one we never recorded.
         return yield* Schema.decodeUnknown(Claims)(payload).pipe(Effect.mapError(() => new ApiKeyRevoked()))
@@ -152,5 +122,5 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
 
     return { create, list, remove, authenticate } as const
   }),
-  dependencies: [Accounts.Default]
+  dependencies: [Accounts.Default, Signer.Default]
 }) {}

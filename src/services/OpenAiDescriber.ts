@@ -95,11 +95,19 @@ export const displayName = (settings: OpenAiConfig): string => {
  */
 const jpegQuality = 80
 
+/** The model is not called when its image cannot be made; the library's message is for operators. */
 const encodeJpeg = (image: PreparedImage) =>
-  Effect.promise(() => {
+  Effect.tryPromise(() => {
     const pixels = sharp(image.pixels, { raw: { width: image.width, height: image.height, channels: image.channels } })
     return (image.channels === 4 ? pixels.flatten({ background: "#ffffff" }) : pixels).jpeg({ quality: jpegQuality }).toBuffer()
-  })
+  }).pipe(
+    Effect.tapError((error) =>
+      Effect.logWarning("The image for the model could not be encoded").pipe(
+        Effect.annotateLogs({ reason: error.error instanceof Error ? error.error.message : String(error.error) })
+      )
+    ),
+    Effect.mapError(() => new GenerationFailed({ reason: "failed" }))
+  )
 
 // ---- One model call
 
@@ -209,8 +217,10 @@ const readAnswer = (fields: SchemaFields, completion: Completion): Effect.Effect
  */
 const transientRetries = Schedule.exponential("250 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(3)))
 
-const toDescriberError = (failure: CallFailure): AnswerTooLong | GenerationFailed => {
+const toDescriberError = (failure: CallFailure | GenerationFailed): AnswerTooLong | GenerationFailed => {
   switch (failure._tag) {
+    case "GenerationFailed":
+      return failure
     case "TooLong":
       return new AnswerTooLong()
     case "BadAnswer":

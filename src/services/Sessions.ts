@@ -1,21 +1,18 @@
 /**
- * Dashboard sessions (issue 5 §1). A session is a database row; its cookie holds a JWT that the
- * service signs with the API key secret, naming the row (`sid`) and carrying no `userId`. A session
+ * Dashboard sessions (issue 5 §1). A session is a database row; its cookie holds a token that the
+ * service signs as it signs API keys (`Signer`), naming the row (`sid`) and carrying no `userId`. A session
  * cookie sent as an API key is therefore "signed by the service but not created from the dashboard"
  * (spec §7.2): `/api/tokens` answers 400 `Malformed token: missing userId` and never 200. Ending a
  * session deletes its row, so its cookie stops working at once, whatever the JWT's expiry says.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Clock, Duration, Effect, Option, Schema } from "effect"
-import { jwtVerify, SignJWT } from "jose"
 import { SessionMissing } from "../domain/dashboard.ts"
 import { Session } from "../domain/models.ts"
 import type { DashboardUser } from "../domain/models.ts"
-import { signingSecret } from "./ApiKeys.ts"
 import { DashboardConfig } from "./DashboardConfig.ts"
 import { randomToken } from "./secrets.ts"
-
-const algorithm = "HS256"
+import { Signer } from "./Signer.ts"
 
 /** A session id and no `userId`: an API key (which has one) never passes for a session. */
 const Claims = Schema.Struct({ sid: Schema.UUID, userId: Schema.optional(Schema.Never) })
@@ -24,16 +21,15 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const { sessionLifetime } = yield* DashboardConfig
-    const secret = new TextEncoder().encode(yield* Effect.orDie(signingSecret))
+    const signer = yield* Signer
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
     /** The session id a cookie names, if the service signed it and it has not expired. */
     const sessionId = (token: string | undefined) =>
       Effect.gen(function* () {
         if (token === undefined || token === "") return Option.none<string>()
-        const currentDate = yield* now
-        const verified = yield* Effect.option(Effect.tryPromise(() => jwtVerify(token, secret, { algorithms: [algorithm], currentDate })))
-        return Option.flatMap(verified, ({ payload }) => Option.map(Schema.decodeUnknownOption(Claims)(payload), (claims) => claims.sid))
+        const verified = yield* Effect.option(signer.verify(token, yield* now))
+        return Option.flatMap(verified, (payload) => Option.map(Schema.decodeUnknownOption(Claims)(payload), (claims) => claims.sid))
       })
 
     const findLive = SqlSchema.findOne({
@@ -77,17 +73,11 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
         yield* sql`INSERT INTO sessions ${sql.insert({
           id: session.id, userId: user.id, csrfToken: session.csrfToken, createdAt, expiresAt: session.expiresAt
         })}`
-        const token = yield* Effect.promise(() =>
-          new SignJWT({ sid: session.id })
-            .setProtectedHeader({ alg: algorithm, typ: "JWT" })
-            .setIssuedAt(Math.floor(createdAt.getTime() / 1000))
-            .setExpirationTime(Math.floor(session.expiresAt.getTime() / 1000))
-            .sign(secret)
-        )
+        const token = yield* signer.sign({ sid: session.id }, { issuedAt: createdAt, expiresAt: session.expiresAt })
         return { token, session }
       }).pipe(Effect.orDie, Effect.withSpan("Sessions.start"))
 
     return { start, resume, end } as const
   }),
-  dependencies: [DashboardConfig.layer]
+  dependencies: [DashboardConfig.layer, Signer.Default]
 }) {}

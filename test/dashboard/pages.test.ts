@@ -2,6 +2,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Option } from "effect"
 import fc from "fast-check"
+import { describeResultJson } from "../../src/domain/describe.ts"
 import { Account, ApiKey, Subscription } from "../../src/domain/models.ts"
 import { DayCount } from "../../src/domain/usageReport.ts"
 import { escapeHtml, html } from "../../src/dashboard/html.ts"
@@ -9,7 +10,7 @@ import { overviewPage, planText } from "../../src/dashboard/pages/account.ts"
 import { field } from "../../src/dashboard/pages/components.ts"
 import { keysPage } from "../../src/dashboard/pages/keys.ts"
 import type { Viewer } from "../../src/dashboard/pages/layout.ts"
-import { prettyJson, tryAction } from "../../src/dashboard/pages/try.ts"
+import { tryAction } from "../../src/dashboard/pages/try.ts"
 import { usagePage } from "../../src/dashboard/pages/usage.ts"
 import { noticeOf } from "../../src/dashboard/routes/notices.ts"
 import { onPage } from "../support/dashboard.ts"
@@ -83,7 +84,7 @@ describe("pages", () => {
   })
 
   it("the Try it result keeps the API's order, and the form's address carries the CSRF token", () => {
-    expect(prettyJson([["seoTitle", "A \"title\""], ["alt", "x"]])).toBe(`{\n  "seoTitle": "A \\"title\\"",\n  "alt": "x"\n}`)
+    expect(describeResultJson([["seoTitle", "A \"title\""], ["alt", "x"]], "  ")).toBe(`{\n  "seoTitle": "A \\"title\\"",\n  "alt": "x"\n}`)
     expect(tryAction("a+b/c")).toBe("/dashboard/try?csrf=a%2Bb%2Fc")
   })
 

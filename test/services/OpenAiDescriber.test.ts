@@ -178,6 +178,17 @@ describe("OpenAiDescriber request", () => {
     )
   })
 
+  it.effect("an image that cannot be encoded fails as `failed`, and the model is never called", () => {
+    // Fewer bytes than its size needs: the encoder refuses it.
+    const broken: DescribeRequest = { ...request, image: { ...request.image, pixels: new Uint8Array(7) } }
+    return withFakeModel([json(goodAnswer)], {}, (describer, model) =>
+      Effect.gen(function* () {
+        expectFailure(yield* Effect.flip(describer.describe(broken)), "failed")
+        expect(model.received).toHaveLength(0)
+      })
+    )
+  })
+
   it.effect("builds the schema from a custom schema and asks for the language", () => {
     const custom: DescribeRequest = {
       ...request,

@@ -2,6 +2,7 @@
  * The Try it page (issue 5 §4): the describe request of the API, made through the session, so the
  * key never reaches the browser. Shows the JSON the API returns, or the error it answers.
  */
+import { describeResultJson } from "../../domain/describe.ts"
 import { limits } from "../../domain/limits.ts"
 import { credits } from "../format.ts"
 import { html } from "../html.ts"
@@ -18,12 +19,6 @@ export interface TryView {
   readonly failure?: { readonly status: number; readonly message: string } | undefined
 }
 
-/** The entries as indented JSON, in their order (an object would move integer-like names first). */
-export const prettyJson = (entries: ReadonlyArray<readonly [string, string]>) =>
-  entries.length === 0
-    ? "{}"
-    : `{\n${entries.map(([name, value]) => `  ${JSON.stringify(name)}: ${JSON.stringify(value)}`).join(",\n")}\n}`
-
 /** Multipart bodies are read by the describe pipeline, which sees only its own fields: the CSRF token rides in the URL. */
 export const tryAction = (csrfToken: string) => `${paths.try}?csrf=${encodeURIComponent(csrfToken)}`
 
@@ -37,7 +32,7 @@ const outcome = (view: TryView) => {
   return view.result && html`<section class="result" aria-labelledby="outcome-title">
       <h2 id="outcome-title" tabindex="-1" autofocus>Result</h2>
       <p role="status">Described, using one credit. Your balance is now <strong>${credits(view.balance)}</strong>.</p>
-      <pre tabindex="0" aria-label="Result as JSON"><code>${prettyJson(view.result)}</code></pre>
+      <pre tabindex="0" aria-label="Result as JSON"><code>${describeResultJson(view.result, "  ")}</code></pre>
     </section>`
 }
 

@@ -8,7 +8,7 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { RequestError } from "@effect/platform/HttpServerError"
 import { Cause, Duration, Effect, Exit, Metric, Option, Stream } from "effect"
 import { AppConfig } from "../../config.ts"
-import { defaultFields, type DescribeRequest, describeResultEntries } from "../../domain/describe.ts"
+import { defaultFields, type DescribeRequest, describeResultEntries, describeResultJson } from "../../domain/describe.ts"
 import { contextUsed, keywordsUsed, languageUsed } from "../../domain/describeForm.ts"
 import type { DescribeError } from "../../domain/errors.ts"
 import {
@@ -166,11 +166,9 @@ const outcomeOf = (exit: Exit.Exit<unknown, DescribeError>): Outcome =>
       })
   })
 
-/** JSON with the keys in the requested order (an object would move integer-like names first). */
-const orderedJson = (entries: ReadonlyArray<readonly [string, string]>) =>
-  HttpServerResponse.text(`{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(",")}}`, {
-    contentType: "application/json"
-  })
+/** §2.1: the values with the keys in the requested order. */
+const resultResponse = (entries: ReadonlyArray<readonly [string, string]>) =>
+  HttpServerResponse.text(describeResultJson(entries), { contentType: "application/json" })
 
 /**
  * Answers given before the body was read close the connection rather than drain the upload. A body
@@ -206,7 +204,7 @@ export const describeCharged = (
 export const describe = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   const { account, key } = yield* authenticate(request.headers.authorization)
-  return orderedJson(yield* describeCharged(request, account.id, key.id))
+  return resultResponse(yield* describeCharged(request, account.id, key.id))
 }).pipe(
   Effect.catchAll((error) =>
     note({ errorKind: error._tag }).pipe(Effect.as(

@@ -1,0 +1,59 @@
+/**
+ * The service's signed tokens (spec §5, §7.2): JWTs with HS256, the only algorithm accepted, under
+ * one secret. API keys and dashboard session cookies are both such tokens; their claims tell them
+ * apart (see `ApiKeys` and `Sessions`).
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect, Option, Redacted } from "effect"
+import { type JWTPayload, jwtVerify, SignJWT } from "jose"
+import { AppConfig } from "../config.ts"
+import { ApiKeyInvalid } from "../domain/errors.ts"
+import { randomToken } from "./secrets.ts"
+
+const algorithm = "HS256"
+
+/** The secret from `API_KEY_SECRET`, or one generated on first start and kept in the database. */
+const signingSecret = Effect.gen(function* () {
+  const config = yield* AppConfig
+  if (Option.isSome(config.apiKeySecret)) return Redacted.value(config.apiKeySecret.value)
+  const sql = yield* SqlClient.SqlClient
+  const generated = randomToken()
+  // Replicas starting together agree on whichever secret was written first.
+  yield* sql`INSERT INTO settings (key, value) VALUES ('api_key_secret', ${generated}) ON CONFLICT (key) DO NOTHING`
+  const [row] = yield* sql<{ value: string }>`SELECT value FROM settings WHERE key = 'api_key_secret'`
+  return row?.value ?? generated
+})
+
+/** Whole seconds, as JWT times are. */
+const seconds = (date: Date) => Math.floor(date.getTime() / 1000)
+
+export interface TokenTimes {
+  readonly issuedAt: Date
+  readonly expiresAt: Date
+  /** The `jti` claim, when the token names a row by it. */
+  readonly id?: string
+}
+
+export class Signer extends Effect.Service<Signer>()("Signer", {
+  effect: Effect.gen(function* () {
+    const secret = new TextEncoder().encode(yield* Effect.orDie(signingSecret))
+
+    const sign = (claims: JWTPayload, times: TokenTimes) =>
+      Effect.promise(() => {
+        const token = new SignJWT(claims)
+          .setProtectedHeader({ alg: algorithm, typ: "JWT" })
+          .setIssuedAt(seconds(times.issuedAt))
+          .setExpirationTime(seconds(times.expiresAt))
+        return (times.id === undefined ? token : token.setJti(times.id)).sign(secret)
+      })
+
+    /** The claims of a token this service signed and that has not expired at `currentDate`. */
+    const verify = (token: string, currentDate: Date) =>
+      Effect.tryPromise({
+        try: () => jwtVerify(token, secret, { algorithms: [algorithm], currentDate }),
+        catch: () => new ApiKeyInvalid()
+      }).pipe(Effect.map(({ payload }) => payload))
+
+    return { sign, verify } as const
+  })
+}) {}
