@@ -10,11 +10,14 @@
  * the same with 5 MB of text), and the transport floor (the same uploads to a handler that only
  * reads the body).
  *
+ * Each server is first brought to a steady state (`warmUp`: 1,500 small requests, 300 with
+ * `--quick`), then each phase starts with 3 more requests of its own kind.
+ *
  *   bun scripts/bench/overhead.ts [--quick]
  */
 import { startFakeOpenAi } from "./lib/fakeOpenAi.ts"
 import { allImages, type BenchImage, type ImageKind } from "./lib/images.ts"
-import { post, type Run, runClients, type Sample, uploadOf } from "./lib/load.ts"
+import { post, type Run, runClients, type Sample, uploadOf, warmUp } from "./lib/load.ts"
 import { footer, header, quick, verdict } from "./lib/report.ts"
 import { bytes, mean, ms, percentile, ratio, statusSummary, table } from "./lib/stats.ts"
 import { deadline, startTarget, type Target, type TargetName, targetNames } from "./lib/targets.ts"
@@ -29,7 +32,7 @@ const counts: Record<ImageKind, { readonly sequential: number; readonly concurre
 const fixedCount = quick ? 20 : 100
 /** No new request starts after this long in one phase. */
 const phaseMs = 120_000
-const warmUp = 3
+const warmUpPerPhase = 3
 
 interface Figures {
   readonly sequential: ReadonlyArray<Sample>
@@ -58,7 +61,7 @@ const getTokens = async (target: Target): Promise<Sample> => {
 }
 
 const sequence = async (n: number, send: () => Promise<Sample>) => {
-  for (let i = 0; i < warmUp; i++) await send()
+  for (let i = 0; i < warmUpPerPhase; i++) await send()
   return (await runClients(1, n, phaseMs, send)).samples
 }
 
@@ -67,6 +70,7 @@ for (const name of targetNames) {
   const byImage = new Map<ImageKind, Figures>()
   const costs = new Map<string, ReadonlyArray<Sample>>()
   try {
+    await warmUp(target, quick)
     if (name !== "baseline") costs.set("GET /api/tokens (key check)", await sequence(fixedCount, () => getTokens(target)))
     for (const { label, upload } of fixedUploads) costs.set(label, await sequence(fixedCount, () => post(target, upload)))
     for (const image of images) {
