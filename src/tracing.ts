@@ -1,7 +1,8 @@
 /**
  * Optional trace export (issue 7 §3): with `OTEL_EXPORTER_OTLP_ENDPOINT` set, every span (one per
  * request, per service call, per pipeline step) goes to that OTLP/HTTP collector as JSON.
- * Without it, spans cost nothing and go nowhere.
+ * Without it the tracer is off, so no span is even made: Effect's own tracer would still record
+ * each one, with a stack trace, for nobody.
  */
 import { FetchHttpClient } from "@effect/platform"
 import * as OtlpSerialization from "@effect/opentelemetry/OtlpSerialization"
@@ -12,7 +13,7 @@ import { redactUrl } from "./config.ts"
 export const TracingLive = Layer.unwrapEffect(
   Effect.gen(function* () {
     const endpoint = yield* Config.option(Config.string("OTEL_EXPORTER_OTLP_ENDPOINT"))
-    if (Option.isNone(endpoint)) return Layer.empty
+    if (Option.isNone(endpoint)) return Layer.setTracerEnabled(false)
     const serviceName = yield* Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault("image-metadata-service"))
     yield* Effect.logInfo("exporting traces", { endpoint: redactUrl(endpoint.value), serviceName })
     return OtlpTracer.layer({

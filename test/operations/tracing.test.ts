@@ -47,4 +47,10 @@ describe("traces", () => {
         "POST /api/describe", "ApiKeys.authenticate", "Credits.reserve", "Images.prepare", "Credits.settle"
       ]))
     }), 60_000)
+
+  it.effect("without it the tracer is off: spans are made unsampled, recorded by no one", () =>
+    Effect.gen(function* () {
+      const span = yield* Effect.withSpan("probe")(Effect.currentSpan)
+      expect(span.sampled).toBe(false)
+    }).pipe(Effect.provide(TracingLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map())))))))
 })
