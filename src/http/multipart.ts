@@ -246,8 +246,8 @@ const makeFormParser = (boundary: string, contentLength: number | undefined) => 
   /** Content (or preamble) up to the next delimiter; an unfinished tail is carried over. */
   const readContent = (data: Uint8Array, from: number): number => {
     const n = delimiter.length
-    // A native substring search over a view of the chunk: a CR-by-CR scan in JavaScript took 5 ms
-    // on a 5 MB photo, whose bytes hold a CR every 256 or so.
+    // A native substring search over a view of the chunk: a CR-by-CR scan in JavaScript made reading
+    // a 5 MB photo's form cost 17 M instructions instead of 11 M (a photo holds a CR every 256 bytes).
     const at = Buffer.from(data.buffer, data.byteOffset, data.byteLength).indexOf(delimiter, from)
     if (at !== -1) {
       endPart(data, from, at)
