@@ -7,6 +7,8 @@
  *   bun scripts/bench/stages.ts [--quick]
  */
 import { Effect, Logger, LogLevel, Stream } from "effect"
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
 import * as path from "node:path"
 import sharp from "sharp"
 import { startFakeOpenAi } from "./lib/fakeOpenAi.ts"
@@ -96,4 +98,30 @@ console.log(table(
   rows
 ))
 console.log("\nNot included: HTTP and the upload itself (see the transport floor of overhead.ts), the service's key check, credit reservation and settlement (see its fixed-cost rows).")
+
+/**
+ * The same JPEG decoded by a decoder outside this project: libjpeg-turbo's own `djpeg` (Debian:
+ * `apt-get install libjpeg-turbo-progs`), writing nowhere. It tells whether the decode floor above
+ * is the bundled libvips or the entropy decoding itself. Process start is included (about 1 ms).
+ */
+const djpeg = Bun.which("djpeg")
+const jpeg = (await allImages()).find((image) => image.kind === "jpeg12mp")
+console.log("\n### Reference decoder: libjpeg-turbo's djpeg on the 12-MP JPEG (p50 wall time of the process)\n")
+if (djpeg === null || jpeg === undefined) {
+  console.log("djpeg is not installed here (Debian: apt-get install libjpeg-turbo-progs); skipped.")
+} else {
+  const file = path.join(await mkdtemp(path.join(tmpdir(), "bench-djpeg-")), "12mp.jpg")
+  await Bun.write(file, jpeg.bytes)
+  const version = Bun.spawnSync([djpeg, "-version"]).stderr.toString().split("\n")[0] ?? "unknown version"
+  const scales = ["1/1", "1/4", "1/8"] as const
+  const decoded: Array<number> = []
+  for (const scale of scales) {
+    decoded.push(await timed(async () => {
+      const run = Bun.spawn([djpeg, "-scale", scale, "-outfile", "/dev/null", file], { stderr: "ignore" })
+      if ((await run.exited) !== 0) throw new Error(`djpeg -scale ${scale} failed`)
+    }))
+  }
+  console.log(table(["decoder", ...scales.map((scale) => `scale ${scale}`)], [[`${djpeg} (${version.trim()})`, ...decoded.map(ms)]]))
+  await rm(path.dirname(file), { recursive: true, force: true })
+}
 footer()
