@@ -20,6 +20,8 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
   readonly metricsToken: Option.Option<Redacted.Redacted>
   /** On SIGTERM, how long requests in flight may finish. */
   readonly shutdownTimeout: Duration.Duration
+  /** Reverse proxies in front of the service whose `X-Forwarded-For` is believed (http/clientAddress.ts). */
+  readonly trustedProxies: number
 }>() {
   static readonly config = Config.all({
     port: Config.port("PORT").pipe(Config.withDefault(3000)),
@@ -35,7 +37,11 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
       Config.map((mb) => mb * 1024 * 1024)
     ),
     metricsToken: Config.option(Config.redacted("METRICS_TOKEN")),
-    shutdownTimeout: Config.integer("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(25_000), Config.map(Duration.millis))
+    shutdownTimeout: Config.integer("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(25_000), Config.map(Duration.millis)),
+    trustedProxies: Config.integer("TRUSTED_PROXIES").pipe(
+      Config.withDefault(0),
+      Config.validate({ message: "TRUSTED_PROXIES must be 0 or more", validation: (hops) => hops >= 0 })
+    )
   })
 
   static readonly layer = Layer.effect(AppConfig, AppConfig.config)
@@ -51,6 +57,7 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
       uploadMemory: 64 * 1024 * 1024,
       metricsToken: Option.none(),
       shutdownTimeout: Duration.seconds(5),
+      trustedProxies: 0,
       ...overrides
     })
 }
@@ -67,6 +74,7 @@ export const summary = (config: Context.Tag.Service<AppConfig>) => ({
   uploadTimeoutMs: Duration.toMillis(config.uploadTimeout),
   uploadMemoryMb: config.uploadMemory / 1024 / 1024,
   shutdownTimeoutMs: Duration.toMillis(config.shutdownTimeout),
+  trustedProxies: config.trustedProxies,
   apiKeySecret: Option.match(config.apiKeySecret, { onNone: () => "generated, kept in the database", onSome: () => "<redacted>" }),
   metricsToken: Option.match(config.metricsToken, { onNone: () => "unset: /metrics answers loopback only", onSome: () => "<redacted>" })
 })

@@ -20,4 +20,13 @@ describe("AppConfig", () => {
       expect(Either.isLeft(refused) && String(refused.left)).toContain("UPLOAD_MEMORY_MB must be at least 11")
       expect(Either.isRight(yield* configFrom({ UPLOAD_MEMORY_MB: "11" }))).toBe(true)
     }))
+
+  it.effect("TRUSTED_PROXIES: none by default, a count of hops when set, never negative; printed at start-up", () =>
+    Effect.gen(function* () {
+      const config = Either.getOrThrow(yield* configFrom({}))
+      expect([config.trustedProxies, summary(config).trustedProxies]).toEqual([0, 0])
+      expect(Either.getOrThrow(yield* configFrom({ TRUSTED_PROXIES: "2" })).trustedProxies).toBe(2)
+      const refused = yield* configFrom({ TRUSTED_PROXIES: "-1" })
+      expect(Either.isLeft(refused) && String(refused.left)).toContain("TRUSTED_PROXIES must be 0 or more")
+    }))
 })

@@ -1,7 +1,9 @@
 /** The dashboard's HTTP plumbing: pages, redirects, cookies, small forms, security headers. */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Stream } from "effect"
+import { Effect, Option, Stream } from "effect"
+import { AppConfig } from "../config.ts"
 import { FormUnreadable } from "../domain/dashboard.ts"
+import { clientAddressOf } from "../http/clientAddress.ts"
 import type { Html } from "./html.ts"
 
 export const cookies = { session: "imd_session", csrf: "imd_csrf" } as const
@@ -52,9 +54,16 @@ export const readForm = Effect.gen(function* () {
   return new URLSearchParams(new TextDecoder().decode(bytes))
 })
 
-/** The address that failed log-ins are counted against. */
-export const clientAddress = Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
-  request.remoteAddress._tag === "Some" ? request.remoteAddress.value : "unknown")
+/** The address that failed log-ins and sign-ups are counted against. */
+export const clientAddress = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const { trustedProxies } = yield* AppConfig
+  return clientAddressOf({
+    socket: Option.getOrUndefined(request.remoteAddress),
+    forwardedFor: request.headers["x-forwarded-for"],
+    trustedProxies
+  })
+})
 
 /** A query parameter's first value. */
 export const queryParam = (name: string) =>

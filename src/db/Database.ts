@@ -14,8 +14,9 @@ import * as DataDirLock from "./DataDirLock.ts"
 import * as PgliteClient from "./PgliteClient.ts"
 import init from "./migrations/0001_init.ts"
 import dashboard from "./migrations/0002_dashboard.ts"
+import signupAttempts from "./migrations/0003_signup_attempts.ts"
 
-const migrationFiles = { "0001_init": init, "0002_dashboard": dashboard }
+const migrationFiles = { "0001_init": init, "0002_dashboard": dashboard, "0003_signup_attempts": signupAttempts }
 const migrations = Migrator.fromRecord(migrationFiles)
 
 /** How many migrations this version has; `/readyz` checks they are all applied. */

@@ -24,6 +24,11 @@ export class LoginThrottled extends Schema.TaggedError<LoginThrottled>()("LoginT
   retryAfterSeconds: Schema.Number
 }) {}
 
+/** Too many sign-ups from this address lately. */
+export class SignupThrottled extends Schema.TaggedError<SignupThrottled>()("SignupThrottled", {
+  retryAfterSeconds: Schema.Number
+}) {}
+
 /** An invitation token that is unknown, used, or past its expiry. */
 export class InvitationInvalid extends Schema.TaggedError<InvitationInvalid>()("InvitationInvalid", {}) {}
 

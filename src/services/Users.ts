@@ -1,12 +1,12 @@
 /**
- * The people who log in to the dashboard (issue 5 §1): sign-up, log-in with a bound on recent
- * failures per account and per address, and invitations made by an operator. Passwords are hashed
+ * The people who log in to the dashboard (issue 5 §1): sign-up with a bound per address, log-in
+ * with a bound on recent failures per account and per address, and invitations made by an operator. Passwords are hashed
  * with Argon2id (`Bun.password`); of an invitation token only its SHA-256 hash is stored.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { Clock, Duration, Effect, Option, Schema } from "effect"
 import { accountNameUsed, emailUsed, newPasswordUsed, normaliseEmail } from "../domain/credentials.ts"
-import { EmailTaken, InvitationInvalid, LoginFailed, LoginThrottled, SignupClosed } from "../domain/dashboard.ts"
+import { EmailTaken, InvitationInvalid, LoginFailed, LoginThrottled, SignupClosed, SignupThrottled } from "../domain/dashboard.ts"
 import { DashboardUser } from "../domain/models.ts"
 import { Accounts } from "./Accounts.ts"
 import { DashboardConfig } from "./DashboardConfig.ts"
@@ -15,12 +15,21 @@ import { randomToken, tokenHash } from "./secrets.ts"
 /** Failed log-ins counted over this window; past a bound, log-in is refused until old ones age out. */
 export const loginFailures = { window: Duration.minutes(15), perAccount: 5, perAddress: 20 } as const
 
+/**
+ * Sign-ups counted per address over this window, whether or not they succeed: each one that gets
+ * past the form's rules costs a password hash and may leave an account. Ten an hour leaves room
+ * for an office behind one address.
+ */
+export const signupAttempts = { window: Duration.hours(1), perAddress: 10 } as const
+
 const invitationLifetime = Duration.days(7)
 
 export interface SignUp {
   readonly name: string
   readonly email: string
   readonly password: string
+  /** The client's network address, for the per-address bound. */
+  readonly address: string
 }
 
 export interface LogIn {
@@ -34,7 +43,8 @@ const hashPassword = (password: string) => Effect.promise(() => Bun.password.has
 
 const Credentials = Schema.Struct({ ...DashboardUser.fields, passwordHash: Schema.NullOr(Schema.String) })
 
-const Failures = Schema.Struct({ failures: Schema.Number, oldest: Schema.NullOr(Schema.DateFromSelf) })
+/** Events of one kind (failed log-ins, sign-ups) still inside their window. */
+const Recent = Schema.Struct({ count: Schema.Number, oldest: Schema.NullOr(Schema.DateFromSelf) })
 
 export class Users extends Effect.Service<Users>()("Users", {
   effect: Effect.gen(function* () {
@@ -63,7 +73,17 @@ export class Users extends Effect.Service<Users>()("Users", {
         if (config.signup === "closed") return yield* new SignupClosed()
         const name = yield* accountNameUsed(form.name)
         const email = yield* emailUsed(form.email)
-        const passwordHash = yield* hashPassword(yield* newPasswordUsed(form.password))
+        const password = yield* newPasswordUsed(form.password)
+        // After the form's own rules (a typo costs no attempt), before the password is hashed.
+        const at = yield* now
+        const since = new Date(at.getTime() - Duration.toMillis(signupAttempts.window))
+        yield* sql`DELETE FROM signup_attempts WHERE attempted_at <= ${since}`.pipe(Effect.orDie)
+        const recent = yield* countRecent(sql`SELECT count(*)::int AS count, min(attempted_at) AS oldest FROM signup_attempts
+          WHERE address = ${form.address} AND attempted_at > ${since}`)
+        const refused = retryAfter(recent, signupAttempts.perAddress, signupAttempts.window, at)
+        if (Option.isSome(refused)) return yield* new SignupThrottled({ retryAfterSeconds: refused.value })
+        yield* sql`INSERT INTO signup_attempts ${sql.insert({ address: form.address, attemptedAt: at })}`.pipe(Effect.orDie)
+        const passwordHash = yield* hashPassword(password)
         return yield* Effect.gen(function* () {
           if (yield* emailTaken(email)) return yield* new EmailTaken()
           const account = yield* accounts.create({ name, email })
@@ -73,21 +93,19 @@ export class Users extends Effect.Service<Users>()("Users", {
         }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
       }).pipe(Effect.withSpan("Users.signUp"))
 
-    const recentFailures = (column: "email" | "address", value: string, since: Date) =>
-      SqlSchema.single({
-        Request: Schema.Void,
-        Result: Failures,
-        execute: () => sql`SELECT count(*)::int AS failures, min(failed_at) AS oldest FROM login_failures
-          WHERE ${sql(column)} = ${value} AND failed_at > ${since}`
-      })(undefined).pipe(Effect.orDie)
+    /** Runs a `SELECT count(*)::int AS count, min(...) AS oldest` over events of one kind. */
+    const countRecent = (query: Statement.Statement<unknown>) =>
+      SqlSchema.single({ Request: Schema.Void, Result: Recent, execute: () => query })(undefined).pipe(Effect.orDie)
 
-    /** Once `seen` reaches `bound`, a refusal saying when the oldest failure ages out. */
-    const throttled = (seen: typeof Failures.Type, bound: number, at: Date) =>
-      seen.failures < bound || seen.oldest === null
+    const recentFailures = (column: "email" | "address", value: string, since: Date) =>
+      countRecent(sql`SELECT count(*)::int AS count, min(failed_at) AS oldest FROM login_failures
+        WHERE ${sql(column)} = ${value} AND failed_at > ${since}`)
+
+    /** Once `seen` reaches `bound`, the seconds until its oldest event leaves the window. */
+    const retryAfter = (seen: typeof Recent.Type, bound: number, window: Duration.Duration, at: Date) =>
+      seen.count < bound || seen.oldest === null
         ? Option.none()
-        : Option.some(new LoginThrottled({
-          retryAfterSeconds: Math.max(1, Math.ceil((seen.oldest.getTime() + Duration.toMillis(loginFailures.window) - at.getTime()) / 1000))
-        }))
+        : Option.some(Math.max(1, Math.ceil((seen.oldest.getTime() + Duration.toMillis(window) - at.getTime()) / 1000)))
 
     /** Refused before the password is looked at while either bound is reached. */
     const logIn = (form: LogIn) =>
@@ -99,10 +117,10 @@ export class Users extends Effect.Service<Users>()("Users", {
         const byAccount = yield* recentFailures("email", email, since)
         const byAddress = yield* recentFailures("address", form.address, since)
         const refused = Option.orElse(
-          throttled(byAccount, loginFailures.perAccount, at),
-          () => throttled(byAddress, loginFailures.perAddress, at)
+          retryAfter(byAccount, loginFailures.perAccount, loginFailures.window, at),
+          () => retryAfter(byAddress, loginFailures.perAddress, loginFailures.window, at)
         )
-        if (Option.isSome(refused)) return yield* refused.value
+        if (Option.isSome(refused)) return yield* new LoginThrottled({ retryAfterSeconds: refused.value })
         const found = yield* Effect.orDie(findCredentials(email))
         const hash = Option.flatMap(found, (user) => Option.fromNullable(user.passwordHash))
         const valid = yield* Effect.promise(() => Bun.password.verify(form.password, Option.getOrElse(hash, () => decoy)))

@@ -5,7 +5,7 @@ import { Accounts } from "../../src/services/Accounts.ts"
 import { ApiKeys } from "../../src/services/ApiKeys.ts"
 import { DashboardConfig } from "../../src/services/DashboardConfig.ts"
 import { Sessions } from "../../src/services/Sessions.ts"
-import { loginFailures, Users } from "../../src/services/Users.ts"
+import { loginFailures, signupAttempts, Users } from "../../src/services/Users.ts"
 import { backends, pglite } from "../support/database.ts"
 import { servicesOn } from "../support/services.ts"
 
@@ -14,7 +14,11 @@ const minute = 60_000
 const password = "correct horse battery staple"
 
 const users = Users
-const signUp = (email: string, name = "Ada") => Effect.flatMap(users, (u) => u.signUp({ name, email, password }))
+// Each sign-up from an address of its own unless told, so the per-address bound stays out of the way.
+let addresses = 0
+const freshAddress = () => `198.18.${Math.floor(++addresses / 250)}.${addresses % 250}`
+const signUp = (email: string, name = "Ada", address = freshAddress()) =>
+  Effect.flatMap(users, (u) => u.signUp({ name, email, password, address }))
 const logIn = (email: string, pass: string, address = "192.0.2.1") =>
   Effect.flatMap(users, (u) => u.logIn({ email, password: pass, address }))
 const failedTag = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
@@ -36,7 +40,7 @@ for (const backend of backends) {
       it.effect("refuses each field that breaks its rule, naming the field", () =>
         Effect.gen(function* () {
           const refusal = (form: { name: string; email: string; password: string }) =>
-            Effect.flatMap(users, (u) => u.signUp(form)).pipe(
+            Effect.flatMap(users, (u) => u.signUp({ ...form, address: freshAddress() })).pipe(
               Effect.flip,
               Effect.map((e) => (e._tag === "FormInvalid" ? e.field : e._tag))
             )
@@ -44,6 +48,30 @@ for (const backend of backends) {
           expect(yield* refusal({ name: "A", email: "no-at-sign", password })).toBe("email")
           expect(yield* refusal({ name: "A", email: "a@example.com", password: "seven77" })).toBe("password")
           expect(yield* refusal({ name: "A", email: "a@example.com", password: "x".repeat(257) })).toBe("password")
+        }))
+
+      it.effect(`after ${signupAttempts.perAddress} attempts from one address in an hour, sign-up is refused there until the oldest ages out`, () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(now)
+          const address = "203.0.113.50"
+          // Refused forms cost no attempt: nothing was hashed.
+          for (let i = 0; i < signupAttempts.perAddress + 2; i++) {
+            expect(yield* failedTag(Effect.flatMap(users, (u) => u.signUp({ name: "A", email: "a@example.com", password: "short", address }))))
+              .toBe("FormInvalid")
+          }
+          // Attempts count whether or not they succeed: the last one finds its address taken.
+          for (let i = 0; i < signupAttempts.perAddress - 1; i++) {
+            yield* TestClock.adjust(minute)
+            yield* signUp(`crowd${i}@example.com`, "Ada", address)
+          }
+          expect(yield* failedTag(signUp("crowd0@example.com", "Ada", address))).toBe("EmailTaken")
+          yield* TestClock.adjust(minute)
+          const refused = yield* Effect.flip(signUp("one-more@example.com", "Ada", address))
+          // The first attempt was at +1 min, this one at +10 min: the first leaves the hour at +61 min.
+          expect(refused).toMatchObject({ _tag: "SignupThrottled", retryAfterSeconds: 51 * 60 })
+          expect((yield* signUp("elsewhere@example.com", "Ada", "203.0.113.51")).email).toBe("elsewhere@example.com")
+          yield* TestClock.adjust(51 * minute)
+          expect((yield* signUp("one-more@example.com", "Ada", address)).email).toBe("one-more@example.com")
         }))
     })
 

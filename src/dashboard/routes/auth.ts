@@ -11,6 +11,10 @@ import { paths } from "../pages/layout.ts"
 import { anonymousCsrf, checkAnonymousCsrf, checkSessionCsrf, currentSession, withSession } from "../session.ts"
 import { noticeOf } from "./notices.ts"
 
+/** A 429's page sentence and header: when the oldest counted attempt leaves its window. */
+const tryAgainIn = (seconds: number) => `Try again in ${Math.ceil(seconds / 60)} minute(s).`
+const retryAfterHeader = (seconds: number) => HttpServerResponse.setHeader("retry-after", String(seconds))
+
 /** A new session for `user`, replacing whatever session the browser had (fixation), then the overview. */
 const logInAs = (user: DashboardUser, then: string) =>
   Effect.gen(function* () {
@@ -42,10 +46,8 @@ export const logIn = Effect.gen(function* () {
     Effect.catchTags({
       LoginFailed: () => showLogin(401, { email, problem: { field: "email", message: "The e-mail address or the password is not right" } }),
       LoginThrottled: (refused) =>
-        showLogin(429, {
-          email,
-          problem: { message: `Too many failed log-ins. Try again in ${Math.ceil(refused.retryAfterSeconds / 60)} minute(s).` }
-        }).pipe(Effect.map(HttpServerResponse.setHeader("retry-after", String(refused.retryAfterSeconds))))
+        showLogin(429, { email, problem: { message: `Too many failed log-ins. ${tryAgainIn(refused.retryAfterSeconds)}` } })
+          .pipe(Effect.map(retryAfterHeader(refused.retryAfterSeconds)))
     })
   )
 })
@@ -63,13 +65,17 @@ export const signUp = Effect.gen(function* () {
   const form = yield* readForm
   yield* checkAnonymousCsrf(form.get("csrf"))
   const entered = { name: form.get("name") ?? "", email: form.get("email") ?? "" }
-  return yield* Effect.flatMap(Users, (users) => users.signUp({ ...entered, password: form.get("password") ?? "" })).pipe(
+  const address = yield* clientAddress
+  return yield* Effect.flatMap(Users, (users) => users.signUp({ ...entered, password: form.get("password") ?? "", address })).pipe(
     Effect.flatMap((user) => logInAs(user, `${paths.overview}?done=welcome`)),
     Effect.catchTags({
       FormInvalid: (invalid) => showSignup(400, { ...entered, problem: invalid }),
       EmailTaken: () =>
         showSignup(409, { ...entered, problem: { field: "email", message: "An account with this e-mail address exists already: log in instead" } }),
-      SignupClosed: () => showSignup(403, {})
+      SignupClosed: () => showSignup(403, {}),
+      SignupThrottled: (refused) =>
+        showSignup(429, { ...entered, problem: { message: `Too many sign-ups from your network. ${tryAgainIn(refused.retryAfterSeconds)}` } })
+          .pipe(Effect.map(retryAfterHeader(refused.retryAfterSeconds)))
     })
   )
 })
