@@ -7,20 +7,35 @@ import { Context, Effect, Layer } from "effect"
 import type { DescribeRequest, DescribeResult } from "../domain/describe.ts"
 import type { DescriberError } from "../domain/errors.ts"
 
+/** The rest of a describe once the describer has taken what it needs of the pixels. */
+export type Generation = Effect.Effect<DescribeResult, DescriberError>
+
 export interface DescriberShape {
   /** Human-readable name printed at start-up, e.g. `offline` or `openai-compatible (gpt-4o-mini)`. */
   readonly name: string
+  /**
+   * The describer's work on the pixels (the model's JPEG, the offline describer's facts), giving
+   * back the generation, which holds none of them. The route lets the pixels go in between: a
+   * request waiting seconds on a model then holds its JPEG (some 100 KB), not 2 to 3 MB of pixels.
+   */
+  readonly start: (request: DescribeRequest) => Effect.Effect<Generation, DescriberError>
+  /** Both steps, for callers that hold the image anyway. */
   readonly describe: (request: DescribeRequest) => Effect.Effect<DescribeResult, DescriberError>
 }
 
 export class Describer extends Context.Tag("Describer")<Describer, DescriberShape>() {
+  static make = (name: string, start: DescriberShape["start"]): DescriberShape =>
+    Describer.of({ name, start, describe: (request) => Effect.flatten(start(request)) })
+
   /**
-   * Test layer: each call runs `answer` with the request, so a test scripts values, failures,
-   * delays (with `TestClock` or real time) and counts calls.
+   * Test layer: each call runs `answer` with the request as the generation, so a test scripts
+   * values, failures, delays (with `TestClock` or real time) and counts calls. The effect is built
+   * at the start; whatever it reads of the request when it runs, it reads after the route let the
+   * pixels go.
    */
   static scripted = (
     answer: (request: DescribeRequest) => Effect.Effect<DescribeResult, DescriberError>
-  ): Layer.Layer<Describer> => Layer.succeed(Describer, { name: "scripted", describe: answer })
+  ): Layer.Layer<Describer> => Layer.succeed(Describer, Describer.make("scripted", (request) => Effect.succeed(answer(request))))
 
   /** Test layer answering every field with `"<field name> value"`. */
   static echo: Layer.Layer<Describer> = Describer.scripted((request) =>

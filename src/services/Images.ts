@@ -143,10 +143,14 @@ export class Images extends Context.Tag("Images")<Images, ImagesShape>() {
   /** sharp/libvips; sets the process-wide libvips settings when built. */
   static readonly layer: Layer.Layer<Images> = Layer.effect(Images, make)
 
-  /** Test layer: each call runs `answer` with the uploaded bytes. */
+  /**
+   * Test layer: each call runs `answer` with the uploaded bytes. Each answer gets pixels of its
+   * own, as from the real layer: the describe route releases them once the describer has started.
+   */
   static scripted = (
     answer: (bytes: Uint8Array) => Effect.Effect<PreparedImage, ImageError>
-  ): Layer.Layer<Images> => Layer.succeed(Images, { prepare: answer })
+  ): Layer.Layer<Images> =>
+    Layer.succeed(Images, { prepare: (bytes) => Effect.map(answer(bytes), (image) => ({ ...image, pixels: new Uint8Array(image.pixels) })) })
 
   /** Test layer answering every upload with `image`. */
   static fixed = (image: PreparedImage): Layer.Layer<Images> => Images.scripted(() => Effect.succeed(image))

@@ -11,21 +11,19 @@ import { Describer } from "./Describer.ts"
 
 export const layer: Layer.Layer<Describer> = Layer.succeed(
   Describer,
-  Describer.of({
-    name: "offline",
-    describe: (request) =>
-      Effect.sync(() =>
-        writeFields({
-          facts: imageFacts(request.image),
-          fields: request.fields,
-          keywords: request.keywords,
-          context: request.context,
-          language: request.language
-        })
-      ).pipe(
-        Effect.withSpan("OfflineDescriber.describe", {
-          attributes: { fields: request.fields.length, language: request.language }
-        })
-      )
-  })
+  // All its work is on the pixels, so the generation is the answer itself.
+  Describer.make("offline", (request) =>
+    Effect.sync(() =>
+      Effect.succeed(writeFields({
+        facts: imageFacts(request.image),
+        fields: request.fields,
+        keywords: request.keywords,
+        context: request.context,
+        language: request.language
+      }))
+    ).pipe(
+      Effect.withSpan("OfflineDescriber.describe", {
+        attributes: { fields: request.fields.length, language: request.language }
+      })
+    ))
 )

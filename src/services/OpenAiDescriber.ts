@@ -50,7 +50,7 @@ export const config = Config.all({
   apiKey,
   baseUrl: Config.map(baseUrl, Option.getOrElse(() => "https://api.openai.com/v1")),
   model: Config.nonEmptyString("MODEL").pipe(Config.withDefault("gpt-4o-mini")),
-  /** One deadline for a whole describe: every attempt and every pause between them. */
+  /** One deadline for the model's part of a describe: every attempt and every pause between them. */
   timeoutMs: positiveInteger("MODEL_TIMEOUT_MS", 60_000),
   /** §2.2: about 1,500 words for all fields, at roughly 1.3 to 1.6 tokens per word. */
   maxOutputTokens: positiveInteger("MODEL_MAX_OUTPUT_TOKENS", 2500),
@@ -272,32 +272,37 @@ export const make = (settings: OpenAiConfig): DescriberShape => {
     max_completion_tokens: settings.maxOutputTokens
   })
 
-  const describe = (request: DescribeRequest): Effect.Effect<DescribeResult, AnswerTooLong | GenerationFailed> =>
-    Effect.gen(function* () {
-      const jpeg = yield* encodeJpeg(request.image)
-      const dataUrl = `data:image/jpeg;base64,${jpeg.toString("base64")}`
-      yield* Metric.incrementBy(imageBytesToModel, jpeg.byteLength)
-      const completion = requestCompletion(client, body(request, dataUrl), {
-        model: settings.model,
-        imageBytes: jpeg.byteLength
-      }).pipe(Effect.retry({ schedule: transientRetries, while: (failure) => failure._tag === "Transient" }))
-      // An unusable answer (bad JSON, wrong keys, refusal) gets one more try, then fails.
-      return yield* completion.pipe(
-        Effect.flatMap((answer) => readAnswer(request.fields, answer)),
-        Effect.retry({ times: 1, while: (failure) => failure._tag === "BadAnswer" })
-      )
-    }).pipe(
+  /**
+   * The model's part, built from the request body and the fields alone: what it closes over is
+   * what a request waiting on the model holds.
+   */
+  const generation = (
+    payload: ChatCompletionCreateParamsNonStreaming,
+    fields: SchemaFields,
+    imageBytes: number
+  ): Effect.Effect<DescribeResult, AnswerTooLong | GenerationFailed> => {
+    const completion = requestCompletion(client, payload, { model: settings.model, imageBytes }).pipe(
+      Effect.retry({ schedule: transientRetries, while: (failure) => failure._tag === "Transient" })
+    )
+    // An unusable answer (bad JSON, wrong keys, refusal) gets one more try, then fails.
+    return completion.pipe(
+      Effect.flatMap((answer) => readAnswer(fields, answer)),
+      Effect.retry({ times: 1, while: (failure) => failure._tag === "BadAnswer" }),
       Effect.mapError(toDescriberError),
       Effect.timeoutFail({
         duration: settings.timeoutMs,
         onTimeout: () => new GenerationFailed({ reason: "timeout" })
       }),
-      Effect.withSpan("OpenAiDescriber.describe", {
-        attributes: { model: settings.model, fields: request.fields.length }
-      })
+      Effect.withSpan("OpenAiDescriber.describe", { attributes: { model: settings.model, fields: fields.length } })
     )
+  }
 
-  return { name: displayName(settings), describe }
+  return Describer.make(displayName(settings), (request) =>
+    Effect.gen(function* () {
+      const jpeg = yield* encodeJpeg(request.image)
+      yield* Metric.incrementBy(imageBytesToModel, jpeg.byteLength)
+      return generation(body(request, `data:image/jpeg;base64,${jpeg.toString("base64")}`), request.fields, jpeg.byteLength)
+    }).pipe(Effect.withSpan("OpenAiDescriber.encode")))
 }
 
 export const layer: Layer.Layer<Describer, ConfigError> = Layer.effect(Describer, Effect.map(config, make))

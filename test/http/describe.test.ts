@@ -263,6 +263,36 @@ describe("POST /api/describe, a client that goes away", () => {
     }), 60_000)
 })
 
+describe("POST /api/describe, pixels while the model works", () => {
+  it.live("the describer starts on the pixels; they are released before the model's part runs, and when the start fails", () =>
+    Effect.gen(function* () {
+      const image = yield* Images.pipe(Effect.flatMap((images) => images.prepare(jpeg)), Effect.provide(Images.layer), Effect.orDie)
+      const pixelsAtStart: Array<number> = []
+      const pixelsAtModel: Array<number> = []
+      const started: Array<Uint8Array> = []
+      const twoSteps = Layer.succeed(Describer, Describer.make("two steps", (request) =>
+        Effect.gen(function* () {
+          started.push(request.image.pixels)
+          pixelsAtStart.push(request.image.pixels.byteLength)
+          if (request.keywords === "start-fails") return yield* new GenerationFailed({ reason: "failed" })
+          return Effect.sync(() => {
+            pixelsAtModel.push(request.image.pixels.byteLength)
+            return Object.fromEntries(request.fields.map((f) => [f.name, "ok"]))
+          })
+        })))
+      yield* Effect.gen(function* () {
+        const c = yield* customer(2)
+        expect((yield* postDescribe({ image: jpeg }, c.token)).status).toBe(200)
+        expect(yield* postDescribe({ image: jpeg, keywords: "start-fails" }, c.token)).toEqual(error(500, "Internal Server Error"))
+        const size = image.width * image.height * image.channels
+        expect(pixelsAtStart).toEqual([size, size])
+        expect(pixelsAtModel).toEqual([0])
+        expect(started.map((pixels) => pixels.byteLength)).toEqual([0, 0])
+        expect(yield* c.balance).toBe(1)
+      }).pipe(Effect.provide(serverWith(servicesOn(pglite, twoSteps))))
+    }), 30_000)
+})
+
 describe("POST /api/describe, UPLOAD_MEMORY_MB", () => {
   it.live("an upload's body is freed once its image is prepared, before the model is called", () =>
     Effect.gen(function* () {

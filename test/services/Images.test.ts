@@ -315,9 +315,12 @@ layer(Images.layer)("Images.layer", (it) => {
 describe("Images test layers", () => {
   const image = preparedSolid(2, 2, [1, 2, 3, 255])
 
-  it.effect("fixed answers the given image", () =>
+  it.effect("fixed answers the given image, with pixels of its own each time (the route releases them)", () =>
     prepare(new Uint8Array([1])).pipe(
-      Effect.map((answer) => expect(answer).toBe(image)),
+      Effect.map((answer) => {
+        expect(answer).toStrictEqual(image)
+        expect(answer.pixels.buffer).not.toBe(image.pixels.buffer)
+      }),
       Effect.provide(Images.fixed(image))
     ))
 

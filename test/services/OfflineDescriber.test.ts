@@ -27,6 +27,17 @@ layer(OfflineDescriber.layer)("OfflineDescriber", (it) => {
   it.effect("is named offline", () =>
     Effect.map(Describer, (describer) => expect(describer.name).toBe("offline")))
 
+  it.effect("writes from what its start took of the pixels: released after the start, the same answer", () =>
+    Effect.gen(function* () {
+      const describer = yield* Describer
+      const image = halves(40, 20, navy, clear)
+      const expected = yield* describer.describe(request(image))
+      const own = { ...image, pixels: new Uint8Array(image.pixels) }
+      const generation = yield* describer.start(request(own))
+      own.pixels.buffer.transfer(0)
+      expect(yield* generation).toStrictEqual(expected)
+    }))
+
   it.effect("describes a 200x100 red image from its facts, fields in order", () =>
     Effect.gen(function* () {
       const result = yield* describeImage(redImage)

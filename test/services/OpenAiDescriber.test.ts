@@ -136,6 +136,20 @@ describe("OpenAiDescriber request", () => {
     )
   )
 
+  it.effect("its generation needs none of the pixels: released after the start, the same answer and the same JPEG", () =>
+    withFakeModel([json(goodAnswer), json(goodAnswer)], {}, (describer, model) =>
+      Effect.gen(function* () {
+        yield* describer.describe(request)
+        const own = { ...request, image: { ...request.image, pixels: new Uint8Array(request.image.pixels) } }
+        const generation = yield* describer.start(own)
+        expect(model.received).toHaveLength(1) // the start calls no model
+        own.image.pixels.buffer.transfer(0)
+        assert.deepStrictEqual(yield* generation, goodResult)
+        expect(imageUrlOf(model.received[1]?.body)).toBe(imageUrlOf(model.received[0]?.body))
+      })
+    )
+  )
+
   it.effect("sends the image as a JPEG of the prepared size, alpha flattened on white", () =>
     withFakeModel([json(goodAnswer)], {}, (describer, model) =>
       Effect.gen(function* () {

@@ -53,25 +53,27 @@ const contentLengthOf = (request: HttpServerRequest.HttpServerRequest): number |
 }
 
 /**
+ * Hands a buffer's memory back now rather than whenever the collector comes by (under a burst it
+ * came too late). Only a buffer that is this array's alone: a view into a shared one is left alone.
+ */
+const releaseNow = (bytes: Uint8Array) =>
+  Effect.sync(() => {
+    const { buffer } = bytes
+    if (buffer instanceof ArrayBuffer && buffer.byteLength === bytes.byteLength) buffer.transfer(0)
+  })
+
+/**
  * A body whose length is announced (and so bounded by check 3), gathered by Bun into one buffer of
  * that length; the form's parts are views of it. Streamed chunks would each be copied and left to
- * the collector. The buffer is handed back (detached) when the enclosing scope closes, once the
- * image is prepared, rather than whenever the collector comes by: under a burst it came too late,
- * and 32 uploads of 10 MB took the process past 1 GB (docs/BENCHMARKS.md, figure 2).
+ * the collector. The buffer is released when the enclosing scope closes, once the image is
+ * prepared: left to the collector, 32 uploads of 10 MB took the process past 1 GB
+ * (docs/BENCHMARKS.md, figure 2).
  */
 const wholeBody = (request: HttpServerRequest.HttpServerRequest, source: Request) =>
   Effect.tryPromise({
     try: () => source.bytes(),
     catch: (cause) => new RequestError({ request, reason: "Decode", cause })
-  }).pipe(Effect.tap((bytes) =>
-    Effect.addFinalizer(() =>
-      Effect.sync(() => {
-        // Only a buffer that is this body's alone: a view into a shared one is left to the collector.
-        const { buffer } = bytes
-        if (buffer instanceof ArrayBuffer && buffer.byteLength === bytes.byteLength) buffer.transfer(0)
-      })
-    )
-  ))
+  }).pipe(Effect.tap((bytes) => Effect.addFinalizer(() => releaseNow(bytes))))
 
 /**
  * Checks 3 and 4, with the body's bytes held from the upload budget. A body with a length waits for
@@ -139,16 +141,26 @@ const prepareUpload = (request: HttpServerRequest.HttpServerRequest, adapt: (for
     }))
   })
 
+/**
+ * Check 7: the describer takes what it needs of the pixels, which are then released, whatever
+ * happened: the request holds none of them while it waits on the model (services/Describer.ts).
+ */
+const generate = (input: DescribeRequest) =>
+  Effect.gen(function* () {
+    const generation = yield* Effect.flatMap(Describer, (describer) => describer.start(input)).pipe(
+      Effect.ensuring(releaseNow(input.image.pixels))
+    )
+    const [elapsed, result] = yield* Effect.timed(generation)
+    yield* Metric.update(modelSeconds, Duration.toSeconds(elapsed))
+    yield* note({ modelLatencyMs: Math.round(Duration.toMillis(elapsed)) })
+    return result
+  }).pipe(Effect.tapError((error) => Metric.increment(Metric.tagged(modelErrors, "kind", error._tag))))
+
 /** Checks 3 to 7, once a credit is held. */
 const describeUpload = (request: HttpServerRequest.HttpServerRequest, adapt: (form: DescribeForm) => DescribeForm) =>
   Effect.gen(function* () {
     const { input, schemaGiven } = yield* prepareUpload(request, adapt)
-    const [elapsed, result] = yield* Effect.flatMap(Describer, (describer) => describer.describe(input)).pipe(
-      Effect.tapError((error) => Metric.increment(Metric.tagged(modelErrors, "kind", error._tag))),
-      Effect.timed
-    )
-    yield* Metric.update(modelSeconds, Duration.toSeconds(elapsed))
-    yield* note({ modelLatencyMs: Math.round(Duration.toMillis(elapsed)) })
+    const result = yield* generate(input)
     return describeResultEntries(input.fields, result, schemaGiven)
   })
 
