@@ -1,8 +1,9 @@
 /**
- * A fake OpenAI-compatible endpoint that answers `POST .../chat/completions` at once, with a valid
- * answer for the fields the request's JSON schema names, and records the size of every request:
- * the whole body, the image's data URL, and the JPEG it carries. It runs in the bench process, so
- * the service's describer does its real work (encode, HTTP call) and the model costs nothing.
+ * A fake OpenAI-compatible endpoint that answers `POST .../chat/completions` at once (or after a
+ * set delay) with a valid answer for the fields the request's JSON schema names, and records the
+ * size of every request: the whole body, the image's data URL, and the JPEG it carries. It runs in
+ * the bench process, so the service's describer does its real work (encode, HTTP call) and the
+ * model costs nothing.
  */
 
 export interface ModelCall {
@@ -73,7 +74,11 @@ const completion = (fields: ReadonlyArray<string>) => ({
   usage: { prompt_tokens: 1000, completion_tokens: 30, total_tokens: 1030 }
 })
 
-export const startFakeOpenAi = (options: { readonly keepImages?: boolean } = {}): FakeOpenAi => {
+export const startFakeOpenAi = (options: {
+  readonly keepImages?: boolean
+  /** Answer this long after the request has arrived, as a real model takes seconds. */
+  readonly delayMs?: number
+} = {}): FakeOpenAi => {
   const calls: Array<ModelCall> = []
   const server = Bun.serve({
     port: 0,
@@ -95,6 +100,7 @@ export const startFakeOpenAi = (options: { readonly keepImages?: boolean } = {})
         imageType: url.slice(5, url.indexOf(";")),
         image: options.keepImages === true ? new Uint8Array(image) : undefined
       })
+      if (options.delayMs !== undefined) await Bun.sleep(options.delayMs)
       return Response.json(completion(requestedFields(body)))
     }
   })
