@@ -293,6 +293,40 @@ describe("POST /api/describe, pixels while the model works", () => {
     }), 30_000)
 })
 
+describe("POST /api/describe, pixels while the client goes away", () => {
+  it.live("a client that disconnects while the describer starts: the start finishes on whole pixels, then they go; nothing charged", () =>
+    Effect.gen(function* () {
+      const entered = yield* Deferred.make<void>()
+      const pixelsAtEndOfStart: Array<number> = []
+      const slowStart = Layer.succeed(Describer, Describer.make("slow start", (request) =>
+        Deferred.succeed(entered, undefined).pipe(
+          // Like libvips encoding the JPEG: work in flight that nothing can stop.
+          Effect.zipRight(Effect.promise(() => Bun.sleep(300))),
+          Effect.zipRight(Effect.sync(() => pixelsAtEndOfStart.push(request.image.pixels.byteLength))),
+          Effect.as(Effect.never)
+        )))
+      yield* Effect.gen(function* () {
+        const c = yield* customer(1)
+        const port = yield* serverPort
+        const body = multipartBody("b", [{ name: "image", filename: "a.jpg", data: jpeg }])
+        const request = sendRaw({
+          port,
+          head: requestHead("POST", "/api/describe", {
+            authorization: `Bearer ${c.token}`, "content-type": multipartContentType("b"), "content-length": String(body.length)
+          }),
+          body: [body]
+        })
+        // Interrupting the client closes its socket while the start is at work.
+        yield* Effect.raceFirst(request, Deferred.await(entered))
+        yield* Effect.sleep("800 millis")
+        expect(pixelsAtEndOfStart.length).toBe(1)
+        expect(pixelsAtEndOfStart[0]).toBeGreaterThan(0)
+        expect(yield* c.balance).toBe(1)
+        expect((yield* c.usage).map((u) => [u.state, u.status])).toEqual([["released", 499]])
+      }).pipe(Effect.provide(serverWith(servicesOn(pglite, slowStart))))
+    }), 30_000)
+})
+
 describe("POST /api/describe, UPLOAD_MEMORY_MB", () => {
   it.live("an upload's body is freed once its image is prepared, before the model is called", () =>
     Effect.gen(function* () {

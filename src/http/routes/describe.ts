@@ -144,10 +144,12 @@ const prepareUpload = (request: HttpServerRequest.HttpServerRequest, adapt: (for
 /**
  * Check 7: the describer takes what it needs of the pixels, which are then released, whatever
  * happened: the request holds none of them while it waits on the model (services/Describer.ts).
+ * The start runs to its end even when the client goes away: libvips work (the model's JPEG) cannot
+ * be cancelled, and releasing pixels it is still reading would pull them from under it.
  */
 const generate = (input: DescribeRequest) =>
   Effect.gen(function* () {
-    const generation = yield* Effect.flatMap(Describer, (describer) => describer.start(input)).pipe(
+    const generation = yield* Effect.flatMap(Describer, (describer) => Effect.uninterruptible(describer.start(input))).pipe(
       Effect.ensuring(releaseNow(input.image.pixels))
     )
     const [elapsed, result] = yield* Effect.timed(generation)
