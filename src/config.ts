@@ -57,7 +57,8 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
       uploadMemory: 64 * 1024 * 1024,
       metricsToken: Option.none(),
       shutdownTimeout: Duration.seconds(5),
-      trustedProxies: 0,
+      // Tests serve as if behind one proxy: each test visitor says its own address (test/support).
+      trustedProxies: 1,
       ...overrides
     })
 }

@@ -16,7 +16,8 @@ export interface DescriberShape {
   /**
    * The describer's work on the pixels (the model's JPEG, the offline describer's facts), giving
    * back the generation, which holds none of them. The route lets the pixels go in between: a
-   * request waiting seconds on a model then holds its JPEG (some 100 KB), not 2 to 3 MB of pixels.
+   * request waiting seconds on a model then holds its request to the model (the JPEG as base64,
+   * tens of KB), not 2 to 3 MB of pixels.
    * The route runs the start uninterruptibly (libvips work cannot be cancelled), so it is short
    * CPU work; any waiting belongs to the generation.
    */

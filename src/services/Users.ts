@@ -44,6 +44,9 @@ const hashPassword = (password: string) => Effect.promise(() => Bun.password.has
 
 const Credentials = Schema.Struct({ ...DashboardUser.fields, passwordHash: Schema.NullOr(Schema.String) })
 
+/** The row of a recorded attempt. */
+const Attempt = Schema.Struct({ seq: Schema.String })
+
 /** Events of one kind (failed log-ins, sign-ups) still inside their window. */
 const Recent = Schema.Struct({ count: Schema.Number, oldest: Schema.NullOr(Schema.DateFromSelf) })
 
@@ -79,11 +82,15 @@ export class Users extends Effect.Service<Users>()("Users", {
         const at = yield* now
         const since = new Date(at.getTime() - Duration.toMillis(signupAttempts.window))
         yield* sql`DELETE FROM signup_attempts WHERE attempted_at <= ${since}`.pipe(Effect.orDie)
+        const attempt = yield* recordAttempt(sql`INSERT INTO signup_attempts
+          ${sql.insert({ address: form.address, attemptedAt: at })} RETURNING seq::text AS seq`)
         const recent = yield* countRecent(sql`SELECT count(*)::int AS count, min(attempted_at) AS oldest FROM signup_attempts
           WHERE address = ${form.address} AND attempted_at > ${since}`)
         const refused = retryAfter(recent, signupAttempts.perAddress, signupAttempts.window, at)
-        if (Option.isSome(refused)) return yield* new SignupThrottled({ retryAfterSeconds: refused.value })
-        yield* sql`INSERT INTO signup_attempts ${sql.insert({ address: form.address, attemptedAt: at })}`.pipe(Effect.orDie)
+        if (Option.isSome(refused)) {
+          yield* sql`DELETE FROM signup_attempts WHERE seq = ${attempt}::bigint`.pipe(Effect.orDie)
+          return yield* new SignupThrottled({ retryAfterSeconds: refused.value })
+        }
         const passwordHash = yield* hashPassword(password)
         return yield* Effect.gen(function* () {
           if (yield* emailTaken(email)) return yield* new EmailTaken()
@@ -94,17 +101,27 @@ export class Users extends Effect.Service<Users>()("Users", {
         }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
       }).pipe(Effect.withSpan("Users.signUp"))
 
+    /**
+     * Attempts are recorded before they are counted, so concurrent ones see each other and a burst
+     * cannot slip past a bound (it can only be refused a little early); a refused one is deleted
+     * again, as it cost nothing. Runs an `INSERT ... RETURNING seq::text AS seq`.
+     */
+    const recordAttempt = (insert: Statement.Statement<unknown>) =>
+      SqlSchema.single({ Request: Schema.Void, Result: Attempt, execute: () => insert })(undefined).pipe(
+        Effect.map(({ seq }) => seq),
+        Effect.orDie
+      )
+
     /** Runs a `SELECT count(*)::int AS count, min(...) AS oldest` over events of one kind. */
     const countRecent = (query: Statement.Statement<unknown>) =>
       SqlSchema.single({ Request: Schema.Void, Result: Recent, execute: () => query })(undefined).pipe(Effect.orDie)
-
     const recentFailures = (column: "email" | "address", value: string, since: Date) =>
       countRecent(sql`SELECT count(*)::int AS count, min(failed_at) AS oldest FROM login_failures
         WHERE ${sql(column)} = ${value} AND failed_at > ${since}`)
 
-    /** Once `seen` reaches `bound`, the seconds until its oldest event leaves the window. */
+    /** Once `seen`, this attempt included, is over `bound`: the seconds until its oldest leaves the window. */
     const retryAfter = (seen: typeof Recent.Type, bound: number, window: Duration.Duration, at: Date) =>
-      seen.count < bound || seen.oldest === null
+      seen.count <= bound || seen.oldest === null
         ? Option.none()
         : Option.some(Math.max(1, Math.ceil((seen.oldest.getTime() + Duration.toMillis(window) - at.getTime()) / 1000)))
 
@@ -115,21 +132,24 @@ export class Users extends Effect.Service<Users>()("Users", {
         const at = yield* now
         const since = new Date(at.getTime() - Duration.toMillis(loginFailures.window))
         yield* sql`DELETE FROM login_failures WHERE failed_at <= ${since}`.pipe(Effect.orDie)
+        // Recorded as a failure until the password proves right.
+        const attempt = yield* recordAttempt(sql`INSERT INTO login_failures
+          ${sql.insert({ email, address: form.address, failedAt: at })} RETURNING seq::text AS seq`)
         const byAccount = yield* recentFailures("email", email, since)
         const byAddress = yield* recentFailures("address", form.address, since)
         const refused = Option.orElse(
           retryAfter(byAccount, loginFailures.perAccount, loginFailures.window, at),
           () => retryAfter(byAddress, loginFailures.perAddress, loginFailures.window, at)
         )
-        if (Option.isSome(refused)) return yield* new LoginThrottled({ retryAfterSeconds: refused.value })
+        if (Option.isSome(refused)) {
+          yield* sql`DELETE FROM login_failures WHERE seq = ${attempt}::bigint`.pipe(Effect.orDie)
+          return yield* new LoginThrottled({ retryAfterSeconds: refused.value })
+        }
         const found = yield* Effect.orDie(findCredentials(email))
         const hash = Option.flatMap(found, (user) => Option.fromNullable(user.passwordHash))
         const valid = yield* Effect.promise(() => Bun.password.verify(form.password, Option.getOrElse(hash, () => decoy)))
-        if (!valid || Option.isNone(hash) || Option.isNone(found)) {
-          yield* sql`INSERT INTO login_failures ${sql.insert({ email, address: form.address, failedAt: at })}`.pipe(Effect.orDie)
-          return yield* new LoginFailed()
-        }
-        // A success clears the account's count (its owner is back), not the address's.
+        if (!valid || Option.isNone(hash) || Option.isNone(found)) return yield* new LoginFailed()
+        // A success clears the account's count (its owner is back, this attempt included), not the address's.
         yield* sql`DELETE FROM login_failures WHERE email = ${email}`.pipe(Effect.orDie)
         return new DashboardUser({ id: found.value.id, accountId: found.value.accountId, email })
       }).pipe(Effect.withSpan("Users.logIn"))

@@ -1,5 +1,5 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Cause, ConfigProvider, Effect, Exit, Layer, TestClock } from "effect"
+import { Cause, ConfigProvider, Effect, Either, Exit, Layer, TestClock } from "effect"
 import { SignJWT } from "jose"
 import { Accounts } from "../../src/services/Accounts.ts"
 import { ApiKeys } from "../../src/services/ApiKeys.ts"
@@ -73,6 +73,22 @@ for (const backend of backends) {
           yield* TestClock.adjust(51 * minute)
           expect((yield* signUp("one-more@example.com", "Ada", address)).email).toBe("one-more@example.com")
         }))
+
+      it.effect(`a burst of 30 at once from one address gets no more than ${signupAttempts.perAddress} accounts in all`, () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(now)
+          const address = "203.0.113.90"
+          const burst = yield* Effect.all(
+            Array.from({ length: 30 }, (_, i) => Effect.either(signUp(`burst${i}@example.com`, "Ada", address))),
+            { concurrency: "unbounded" }
+          )
+          const made = burst.filter(Either.isRight).length
+          expect(made).toBeLessThanOrEqual(signupAttempts.perAddress)
+          expect(burst.flatMap((e) => (Either.isLeft(e) ? [e.left._tag] : []))).toEqual(Array(30 - made).fill("SignupThrottled"))
+          // Refused attempts are not counted: the rest of the allowance is still there, and no more.
+          for (let i = made; i < signupAttempts.perAddress; i++) yield* signUp(`after${i}@example.com`, "Ada", address)
+          expect(yield* failedTag(signUp("over@example.com", "Ada", address))).toBe("SignupThrottled")
+        }))
     })
 
     describe("log-in", () => {
@@ -112,6 +128,24 @@ for (const backend of backends) {
           }
           expect(yield* failedTag(logIn("target@example.com", password, "192.0.2.66"))).toBe("LoginThrottled")
           expect((yield* logIn("target@example.com", password, "192.0.2.67")).email).toBe("target@example.com")
+        }))
+
+      it.effect(`a burst of 40 guesses at once gets no more than ${loginFailures.perAccount} passwords checked for the account`, () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(now)
+          yield* signUp("burst-target@example.com")
+          const burst = yield* Effect.all(
+            Array.from({ length: 40 }, (_, i) => failedTag(logIn("burst-target@example.com", "wrong", `198.51.100.${100 + i}`))),
+            { concurrency: "unbounded" }
+          )
+          const checked = burst.filter((tag) => tag === "LoginFailed").length
+          expect(checked).toBeLessThanOrEqual(loginFailures.perAccount)
+          expect(burst.filter((tag) => tag === "LoginThrottled").length).toBe(40 - checked)
+          // What the burst left is exactly the failures it made: the rest of the allowance, no more.
+          for (let i = checked; i < loginFailures.perAccount; i++) {
+            expect(yield* failedTag(logIn("burst-target@example.com", "wrong", "198.51.100.250"))).toBe("LoginFailed")
+          }
+          expect(yield* failedTag(logIn("burst-target@example.com", password, "198.51.100.251"))).toBe("LoginThrottled")
         }))
     })
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { Effect, Logger } from "effect"
+import { Effect, Layer, Logger } from "effect"
+import { Describer } from "../../src/services/Describer.ts"
 import { pglite } from "../support/database.ts"
 import { customer, formData, jpeg } from "../support/describe.ts"
 import { serverWith } from "../support/server.ts"
@@ -49,6 +50,21 @@ describe("one log line per request", () => {
     }).pipe(
       Effect.provide(serverWith(servicesOn(pglite))),
       // Outermost, so the server's request fibers are created with it.
+      Effect.provide(Logger.replace(Logger.defaultLogger, collecting))
+    ))
+
+  it.live("modelLatencyMs counts the describer's whole work: its start on the pixels and the model's answer", () =>
+    Effect.gen(function* () {
+      const c = yield* customer(1)
+      expect((yield* post(c.token, "timed-describe")).status).toBe(200)
+      expect(lineFor("timed-describe")?.["modelLatencyMs"]).toBeGreaterThanOrEqual(300)
+    }).pipe(
+      Effect.provide(serverWith(servicesOn(pglite, Layer.succeed(Describer, Describer.make("two slow steps", (request) =>
+        Effect.promise(() => Bun.sleep(150)).pipe(
+          Effect.as(Effect.promise(() => Bun.sleep(150)).pipe(
+            Effect.as(Object.fromEntries(request.fields.map((field) => [field.name, "ok"])))
+          ))
+        )))))),
       Effect.provide(Logger.replace(Logger.defaultLogger, collecting))
     ))
 })

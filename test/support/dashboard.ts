@@ -27,8 +27,16 @@ export interface Visitor {
   readonly postBody: (path: string, body: FormData, headers?: Record<string, string>) => Effect.Effect<Answer>
 }
 
-/** One person's browser: cookies kept between requests as a browser keeps them for `/dashboard`. */
+let visitors = 0
+
+/**
+ * One person's browser: cookies kept between requests as a browser keeps them for `/dashboard`.
+ * Each comes from an address of its own, as the test servers' proxy would say (`X-Forwarded-For`,
+ * `trustedProxies: 1` in `AppConfig.test`), so the per-address bounds of one test never reach
+ * another's visitors.
+ */
 export const visitor = (base: string): Visitor => {
+  const address = `198.18.${Math.floor(++visitors / 250) % 250}.${visitors % 250}`
   const cookies = new Map<string, string>()
   const remember = (lines: ReadonlyArray<string>) => {
     for (const line of lines) {
@@ -47,7 +55,7 @@ export const visitor = (base: string): Visitor => {
       const response = await fetch(`${base}${path}`, {
         ...init,
         redirect: "manual",
-        headers: { ...(cookie === "" ? {} : { cookie }), ...init.headers }
+        headers: { "x-forwarded-for": address, ...(cookie === "" ? {} : { cookie }), ...init.headers }
       })
       const setCookies = response.headers.getSetCookie()
       remember(setCookies)

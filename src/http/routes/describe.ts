@@ -57,10 +57,10 @@ const contentLengthOf = (request: HttpServerRequest.HttpServerRequest): number |
  * came too late). Only a buffer that is this array's alone: a view into a shared one is left alone.
  */
 const releaseNow = (bytes: Uint8Array) =>
-  Effect.sync(() => {
+  Effect.try(() => {
     const { buffer } = bytes
     if (buffer instanceof ArrayBuffer && buffer.byteLength === bytes.byteLength) buffer.transfer(0)
-  })
+  }).pipe(Effect.catchAll(() => Effect.logWarning("a buffer could not be released; the collector will take it")))
 
 /**
  * A body whose length is announced (and so bounded by check 3), gathered by Bun into one buffer of
@@ -149,10 +149,11 @@ const prepareUpload = (request: HttpServerRequest.HttpServerRequest, adapt: (for
  */
 const generate = (input: DescribeRequest) =>
   Effect.gen(function* () {
-    const generation = yield* Effect.flatMap(Describer, (describer) => Effect.uninterruptible(describer.start(input))).pipe(
-      Effect.ensuring(releaseNow(input.image.pixels))
+    const [elapsed, result] = yield* Effect.flatMap(Describer, (describer) => Effect.uninterruptible(describer.start(input))).pipe(
+      Effect.ensuring(releaseNow(input.image.pixels)),
+      Effect.flatten,
+      Effect.timed
     )
-    const [elapsed, result] = yield* Effect.timed(generation)
     yield* Metric.update(modelSeconds, Duration.toSeconds(elapsed))
     yield* note({ modelLatencyMs: Math.round(Duration.toMillis(elapsed)) })
     return result
