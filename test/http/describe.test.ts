@@ -19,6 +19,21 @@ const model = Describer.scripted((request) => {
   return Effect.succeed(Object.fromEntries(request.fields.map((f) => [f.name, `${f.name} in ${request.language}`])))
 })
 
+/** A describe of `jpeg` by a raw client that goes away (closing its socket) once `moment` comes. */
+const describeUntil = (token: string, moment: Deferred.Deferred<void>) =>
+  Effect.gen(function* () {
+    const body = multipartBody("b", [{ name: "image", filename: "a.jpg", data: jpeg }])
+    const request = sendRaw({
+      port: yield* serverPort,
+      head: requestHead("POST", "/api/describe", {
+        authorization: `Bearer ${token}`, "content-type": multipartContentType("b"), "content-length": String(body.length)
+      }),
+      body: [body]
+    })
+    // Interrupting the client closes its socket.
+    yield* Effect.raceFirst(request, Deferred.await(moment))
+  })
+
 layer(serverWith(servicesOn(pglite, model)), { excludeTestServices: true })("POST /api/describe", (it) => {
   it.effect("200 with title, alternativeText, caption and alt_text, using exactly one credit", () =>
     Effect.gen(function* () {
@@ -231,17 +246,7 @@ describe("POST /api/describe, a client that goes away", () => {
       )
       yield* Effect.gen(function* () {
         const c = yield* customer(1)
-        const port = yield* serverPort
-        const body = multipartBody("b", [{ name: "image", filename: "a.jpg", data: jpeg }])
-        const request = sendRaw({
-          port,
-          head: requestHead("POST", "/api/describe", {
-            authorization: `Bearer ${c.token}`, "content-type": multipartContentType("b"), "content-length": String(body.length)
-          }),
-          body: [body]
-        })
-        // Interrupting the client closes its socket.
-        yield* Effect.raceFirst(request, Deferred.await(started))
+        yield* describeUntil(c.token, started)
         yield* Deferred.await(interrupted)
         // The release is recorded just after the interruption.
         yield* Effect.sleep("200 millis")
@@ -307,17 +312,7 @@ describe("POST /api/describe, pixels while the client goes away", () => {
         )))
       yield* Effect.gen(function* () {
         const c = yield* customer(1)
-        const port = yield* serverPort
-        const body = multipartBody("b", [{ name: "image", filename: "a.jpg", data: jpeg }])
-        const request = sendRaw({
-          port,
-          head: requestHead("POST", "/api/describe", {
-            authorization: `Bearer ${c.token}`, "content-type": multipartContentType("b"), "content-length": String(body.length)
-          }),
-          body: [body]
-        })
-        // Interrupting the client closes its socket while the start is at work.
-        yield* Effect.raceFirst(request, Deferred.await(entered))
+        yield* describeUntil(c.token, entered)
         yield* Effect.sleep("800 millis")
         expect(pixelsAtEndOfStart.length).toBe(1)
         expect(pixelsAtEndOfStart[0]).toBeGreaterThan(0)
