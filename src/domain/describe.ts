@@ -9,11 +9,31 @@ export interface SchemaField {
 /** The requested fields, in the order the client gave them; never empty. */
 export type SchemaFields = ReadonlyArray<SchemaField>
 
-/** §2.2: the fields generated when the request has no schema. */
+/**
+ * §2.2: the fields generated when the request has no schema. Their descriptions follow the W3C WAI
+ * images tutorial (the alt-text decision tree) and WCAG 2.2 SC 1.1.1; docs/model-endpoints.md
+ * lists them. The caption's says "the other fields", not "the alternative text": the offline
+ * describer reads a description for the kind of field when the name ("caption") does not tell it.
+ */
 export const defaultFields: SchemaFields = [
-  { name: "title", description: "A short, specific title for the image" },
-  { name: "alternativeText", description: "Alternative text for people who cannot see the image: what it shows, concisely" },
-  { name: "caption", description: "A one- or two-sentence caption for the image" }
+  {
+    name: "title",
+    description: "A short, specific title for the image: a few words naming its subject, like a headline; never a list of keywords"
+  },
+  {
+    name: "alternativeText",
+    description:
+      "Alternative text for people who cannot see the image: what the image conveys in its context, not every detail. " +
+      "Usually one sentence within about 125 characters; longer only when the image carries information, such as the point a chart makes. " +
+      "Transcribe any text in the image that matters. " +
+      'Do not start with "Image of" or "Photo of", and do not repeat the title or the caption'
+  },
+  {
+    name: "caption",
+    description:
+      "A one- or two-sentence caption shown with the image: add what the other fields leave out " +
+      "(the setting, the moment, why it matters) rather than repeat them"
+  }
 ]
 
 export type ImageFormat = "jpeg" | "png" | "webp" | "gif"

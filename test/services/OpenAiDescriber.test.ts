@@ -293,6 +293,17 @@ describe("OpenAiDescriber answers", () => {
     )
   )
 
+  it.effect("tidies every field of the answer: no leading \"Image of\", whitespace collapsed", () =>
+    withFakeModel(
+      [json({ title: "A photo of a red bicycle", alternativeText: "Image of a red bicycle  leaning on a wall", caption: "Picture of  a quiet\tstreet." })],
+      {},
+      (describer) =>
+        Effect.map(describer.describe(request), (result) =>
+          assert.deepStrictEqual(result, { title: "A red bicycle", alternativeText: "A red bicycle leaning on a wall", caption: "A quiet street." })
+        )
+    )
+  )
+
   const unusable: ReadonlyArray<readonly [string, Reply, GenerationFailed["reason"]]> = [
     ["invalid JSON", answer("Sure! Here is your metadata."), "invalid-answer"],
     ["wrong keys", json({ title: "a", alt: "b", caption: "c" }), "invalid-answer"],
