@@ -11,6 +11,7 @@
 import { Effect, Stream } from "effect"
 import { NotMultipart, RequestTooLarge } from "../domain/errors.ts"
 import { limits } from "../domain/limits.ts"
+import { parseHeaderValue } from "./headerValue.ts"
 
 /** A text field; `truncated` when the part was longer than its cap (`text` is its first bytes). */
 export interface FormText {
@@ -92,37 +93,15 @@ export const readDescribeForm = <E>(input: {
     return form
   })
 
-/** §4.1: `multipart/form-data` with a boundary (RFC 2046: 1 to 70 characters); else undefined. */
+/**
+ * §4.1: `multipart/form-data` with a boundary (RFC 2046: 1 to 70 characters, the last not a
+ * space); else undefined. The header is read as browsers read it (headerValue.ts), quoted or not.
+ */
 const boundaryOf = (contentType: string | undefined): string | undefined => {
   const parsed = contentType === undefined ? undefined : parseHeaderValue(contentType)
-  if (parsed?.type !== "multipart/form-data") return undefined
+  if (parsed?.essence !== "multipart/form-data") return undefined
   const boundary = parsed.parameters.get("boundary")
   return boundary !== undefined && /^[\x20-\x7e]{0,69}[\x21-\x7e]$/.test(boundary) ? boundary : undefined
-}
-
-// ---- Header values: `type; name=value; name="quoted \"value\""` (RFC 9110 §5.6.6).
-
-// One `;` and the parameter after it, if any (a stray `;` is tolerated); sticky, so no gap is skipped.
-const parameterPattern =
-  /;[ \t]*(?:([!#$%&'*+.^_`|~0-9A-Za-z-]+)=(?:"((?:[^"\\]|\\.)*)"|([!#$%&'*+.^_`|~0-9A-Za-z-]+)))?[ \t]*/y
-
-/** A `Map` of parameters, so a name like `__proto__` is only ever a key. The first of a name wins. */
-const parseHeaderValue = (
-  value: string
-): { readonly type: string; readonly parameters: ReadonlyMap<string, string> } | undefined => {
-  const semicolon = value.indexOf(";")
-  const end = semicolon === -1 ? value.length : semicolon
-  const parameters = new Map<string, string>()
-  parameterPattern.lastIndex = end
-  while (parameterPattern.lastIndex < value.length) {
-    const match = parameterPattern.exec(value)
-    if (match === null) return undefined
-    const name = match[1]?.toLowerCase()
-    if (name !== undefined && !parameters.has(name)) {
-      parameters.set(name, match[2]?.replace(/\\(.)/g, "$1") ?? match[3] ?? "")
-    }
-  }
-  return { type: value.slice(0, end).trim().toLowerCase(), parameters }
 }
 
 // ---- The parser.
@@ -382,7 +361,7 @@ const makeFormParser = (boundary: string, contentLength: number | undefined) => 
 /** The `name` of a `form-data` disposition when it is a field we read (RFC 7578 §4.2). */
 const fieldNameOf = (disposition: string): FieldName | undefined => {
   const parsed = parseHeaderValue(disposition)
-  const name = parsed?.type === "form-data" ? parsed.parameters.get("name") : undefined
+  const name = parsed.essence === "form-data" ? parsed.parameters.get("name") : undefined
   return name !== undefined && isFieldName(name) ? name : undefined
 }
 

@@ -125,6 +125,14 @@ const describeResult = {
   examples: [{ title: "…", alternativeText: "…", caption: "…", alt_text: "…" }]
 }
 
+const tokensOperation = {
+  summary: "Check a key and read the balance (no credit used)",
+  responses: {
+    "200": { description: "The account status", content: { "application/json": { schema: accountStatus } } },
+    ...errorResponses(tokensFailures.map(tokensFailure), { 500: ["^Server error$"] })
+  }
+}
+
 export const openApiDocument = {
   openapi: "3.1.0",
   info: {
@@ -165,13 +173,12 @@ export const openApiDocument = {
         }
       }
     },
-    "/api/tokens": {
+    "/api/tokens": { get: tokensOperation },
+    "/api/describe/verify": {
       get: {
-        summary: "Check a key and read the balance (no credit used)",
-        responses: {
-          "200": { description: "The account status", content: { "application/json": { schema: accountStatus } } },
-          ...errorResponses(tokensFailures.map(tokensFailure), { 500: ["^Server error$"] })
-        }
+        ...tokensOperation,
+        summary: "Compatibility route: the same as GET /api/tokens (no credit used)",
+        description: "For clients that check their key at this path (the ForVoyez WordPress plugin): the same answers as `GET /api/tokens`, status and body."
       }
     }
   }

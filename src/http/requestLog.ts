@@ -26,7 +26,7 @@ export const note = (facts: RequestFacts) =>
 
 const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/
 
-const knownRoutes = new Set(["/api/describe", "/api/tokens", "/api/openapi.json", "/api/docs", "/admin/commands", "/healthz", "/readyz", "/metrics"])
+const knownRoutes = new Set(["/api/describe", "/api/tokens", "/api/describe/verify", "/api/openapi.json", "/api/docs", "/admin/commands", "/healthz", "/readyz", "/metrics"])
 
 export const requestLog = HttpMiddleware.make((app) =>
   Effect.gen(function* () {

@@ -1,6 +1,10 @@
-/** Every route of the service, and the JSON 404 for the rest. */
-import { HttpRouter, HttpServerResponse } from "@effect/platform"
-import { Effect } from "effect"
+/**
+ * Every route of the service. A known path asked with another method answers a JSON 405 with
+ * `Allow`; any other path a JSON 404. HEAD is answered by a path's GET route (the router falls
+ * back to it), without the body.
+ */
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Chunk, Effect } from "effect"
 import { dashboard } from "../dashboard/router.ts"
 import { apiReferencePage } from "./apiReference.ts"
 import { errorResponse } from "./errors.ts"
@@ -11,15 +15,32 @@ import { healthz, readyz } from "./routes/health.ts"
 import { metrics } from "./routes/metrics.ts"
 import { tokens } from "./routes/tokens.ts"
 
-export const router = HttpRouter.empty.pipe(
+const routes = HttpRouter.empty.pipe(
+  HttpRouter.get("/", Effect.succeed(HttpServerResponse.redirect("/dashboard"))),
   HttpRouter.get("/api/tokens", tokens),
   HttpRouter.post("/api/describe", describe),
+  // A compatibility route (README): the ForVoyez WordPress plugin checks its key here.
+  HttpRouter.get("/api/describe/verify", tokens),
   HttpRouter.post("/admin/commands", admin),
   HttpRouter.get("/healthz", healthz),
   HttpRouter.get("/readyz", readyz),
   HttpRouter.get("/metrics", metrics),
   HttpRouter.get("/api/openapi.json", Effect.succeed(HttpServerResponse.unsafeJson(openApiDocument))),
   HttpRouter.get("/api/docs", Effect.sync(() => HttpServerResponse.html(apiReferencePage()))),
-  HttpRouter.mount("/dashboard", dashboard),
-  HttpRouter.all("*", Effect.succeed(errorResponse(404, "Not found")))
+  HttpRouter.mount("/dashboard", dashboard)
 )
+
+/** The methods each path answers, from the routes themselves: `GET, HEAD` for a GET route. */
+const allowed = Chunk.reduce(routes.routes, new Map<string, string>(), (allow, route) => {
+  const methods = route.method === "GET" ? "GET, HEAD" : route.method
+  const before = allow.get(route.path)
+  return allow.set(route.path, before === undefined ? methods : `${before}, ${methods}`)
+})
+
+const notRouted = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const allow = allowed.get(new URL(request.url, "http://localhost").pathname)
+  return allow === undefined ? errorResponse(404, "Not found") : errorResponse(405, "Method not allowed", { allow })
+})
+
+export const router = Effect.catchTag(routes, "RouteNotFound", () => notRouted)

@@ -2,6 +2,7 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { Context, Data, Deferred, Effect, Exit, FastCheck as fc, Fiber, Layer, Stream } from "effect"
 import { limits } from "../../src/domain/limits.ts"
 import { type DescribeForm, type FormFile, type FormText, readDescribeForm } from "../../src/http/multipart.ts"
+import { clientStyles } from "../support/clientForms.ts"
 import {
   bytesOf,
   concatBytes,
@@ -149,7 +150,10 @@ describe("readDescribeForm", () => {
         `text/plain; boundary=${B}`,
         `multipart/form-data; boundary=${"b".repeat(71)}`,
         `multipart/form-data; boundary="${B} "`,
-        `multipart/form-data; boundary=${B}; =x`
+        'multipart/form-data; boundary=""',
+        `multipart/form-data; boundary="${"!@#$%^&*()".repeat(7)}x"`,
+        `multipart/form-data; boundary=${B}\x01`,
+        `multipart/form-data; boundary =${B}`
       ]
       for (const contentType of contentTypes) {
         expect([contentType, yield* outcome(read(body, { contentType }))]).toEqual([contentType, "NotMultipart"])
@@ -166,6 +170,27 @@ describe("readDescribeForm", () => {
       const long = "x".repeat(70)
       const trailingSemicolon = `multipart/form-data;boundary=${long};`
       expect(yield* read(multipartBody(long, fullForm), { contentType: trailingSemicolon })).toEqual(fullFormResult)
+    }))
+
+  it.effect("reads a boundary as browsers do: unquoted up to `;`, whatever printable characters it holds", () =>
+    Effect.gen(function* () {
+      // What PHP clients generate (the WordPress plugin): `@`, `(` and `)` are not token characters.
+      const php = "-------------aZ9!@#$%^&*()xyzXYZ01234"
+      const cases: ReadonlyArray<readonly [boundary: string, contentType: string]> = [
+        [php, `multipart/form-data; boundary=${php}`],
+        [php, `multipart/form-data; boundary="${php}"`],
+        [php, `multipart/form-data; boundary=${php} \t; charset=utf-8`],
+        ["a;b", 'multipart/form-data; boundary="a;b"'],
+        ['say "hi"', 'multipart/form-data; boundary="say \\"hi\\""'],
+        ["'()+_,-./:=?", "multipart/form-data; boundary='()+_,-./:=?"],
+        // A malformed parameter is skipped, not fatal; the first boundary wins.
+        [B, `multipart/form-data; =x; boundary=${B}; boundary=other`],
+        [B, `multipart/form-data;;charset;boundary=${B}`]
+      ]
+      for (const [boundary, contentType] of cases) {
+        expect([contentType, yield* read(multipartBody(boundary, fullForm), { contentType })])
+          .toEqual([contentType, fullFormResult])
+      }
     }))
 
   it.effect("an empty body is NotMultipart", () =>
@@ -485,6 +510,39 @@ describe("readDescribeForm", () => {
           const body = multipartBody(B, [{ name: "keywords", data: value }])
           const expected = form({ keywords: text(over ? "a".repeat(cap - shift) + fits : value, over) })
           expect(yield* read(body, { cuts: cs.map((c) => c * 97) })).toEqual(expected)
+        })
+    )
+
+    const clientForm = fc.record({
+      image: content,
+      schema: fc.option(textValue, { nil: undefined }),
+      keywords: fc.option(textValue, { nil: undefined }),
+      language: fc.option(fc.constantFrom("en", "pt-BR", "French"), { nil: undefined }),
+      // An unknown field (the WordPress plugin sends `data`, a JSON object): ignored.
+      data: fc.option(fc.json(), { nil: undefined })
+    })
+
+    it.effect.prop(
+      "a form is read alike from every client's encoder, whatever boundary each one draws",
+      [clientForm, fc.tuple(...clientStyles.map((client) => client.boundary)), cuts],
+      ([fields, boundaries, cs]) =>
+        Effect.gen(function* () {
+          const { image, data, ...texts } = fields
+          const parts: ReadonlyArray<PartSpec> = [
+            ...(data === undefined ? [] : [{ name: "data", data }]),
+            { name: "image", filename: "photo.jpg", contentType: "image/jpeg", data: image },
+            ...Object.entries(texts).flatMap(([name, value]) => value === undefined ? [] : [{ name, data: value }])
+          ]
+          const expected = form({
+            image: file(image),
+            ...Object.fromEntries(Object.entries(texts).flatMap(([name, value]) => value === undefined ? [] : [[name, text(value)]]))
+          })
+          for (const [i, client] of clientStyles.entries()) {
+            const boundary = boundaries[i] ?? ""
+            const body = client.body(boundary, parts)
+            const result = yield* read(body, { contentType: client.contentType(boundary), cuts: cs })
+            expect([client.name, result]).toEqual([client.name, expected])
+          }
         })
     )
 

@@ -7,13 +7,13 @@ import { ApiKeys } from "../../src/services/ApiKeys.ts"
 import { pglite } from "../support/database.ts"
 import { customer, jpeg, png, postDescribe } from "../support/describe.ts"
 import { problems } from "../support/jsonSchema.ts"
-import { getTokens, serverWith } from "../support/server.ts"
+import { getTokens, serverWith, tokensPaths } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
 
 type Documented = { readonly responses: Record<string, { readonly content: Record<string, { readonly schema: object }> }> }
 
 /** The problems of a real response against what the document says of it. */
-const conformance = (path: "/api/describe" | "/api/tokens", seen: { readonly status: number; readonly body: unknown }) => {
+const conformance = (path: keyof typeof openApiDocument.paths, seen: { readonly status: number; readonly body: unknown }) => {
   const operation = Object.values(openApiDocument.paths[path])[0] as unknown as Documented
   const response = operation.responses[String(seen.status)]
   if (response === undefined) return [`${path}: status ${seen.status} is not documented`]
@@ -21,13 +21,14 @@ const conformance = (path: "/api/describe" | "/api/tokens", seen: { readonly sta
 }
 
 layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("the OpenAPI document", (it) => {
-  it.effect("is served at /api/openapi.json and describes both endpoints", () =>
+  it.effect("is served at /api/openapi.json and describes both endpoints, and the compatibility route", () =>
     Effect.gen(function* () {
       const response = yield* Effect.flatMap(HttpClient.HttpClient, (c) => c.execute(HttpClientRequest.get("/api/openapi.json")))
       expect(response.status).toBe(200)
       const document = (yield* response.json) as typeof openApiDocument
       expect(document.openapi).toBe("3.1.0")
-      expect(Object.keys(document.paths)).toEqual(["/api/describe", "/api/tokens"])
+      expect(Object.keys(document.paths)).toEqual(["/api/describe", "/api/tokens", "/api/describe/verify"])
+      expect(document.paths["/api/describe/verify"].get.responses).toEqual(document.paths["/api/tokens"].get.responses)
     }))
 
   it.effect("matches the real responses of both endpoints, success and every kind of error", () =>
@@ -50,14 +51,18 @@ layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("the OpenAP
       expect(answers.map((a) => a.status)).toEqual([200, 200, 401, 401, 401, 400, 400, 400, 400, 400, 500])
       expect(answers.flatMap((a) => conformance("/api/describe", a))).toEqual([])
 
-      const { key, token } = yield* Effect.flatMap(ApiKeys, (k) => k.create(c.accountId, { expiredAt: new Date(Date.now() + 864e5) }))
-      const tokens = [yield* getTokens(c.token), yield* getTokens(), yield* getTokens("x.y.z")]
-      yield* Effect.flatMap(ApiKeys, (k) => k.remove(key.id))
-      tokens.push(yield* getTokens(token))
-      yield* Effect.flatMap(Accounts, (a) => a.remove(broke.accountId))
-      tokens.push(yield* getTokens(broke.token))
-      expect(tokens.map((t) => t.status)).toEqual([200, 401, 401, 401, 404])
-      expect(tokens.flatMap((t) => conformance("/api/tokens", t))).toEqual([])
+      for (const path of tokensPaths) {
+        const owner = yield* customer(1)
+        const gone = yield* customer(0)
+        const { key, token } = yield* Effect.flatMap(ApiKeys, (k) => k.create(owner.accountId, { expiredAt: new Date(Date.now() + 864e5) }))
+        const tokens = [yield* getTokens(owner.token, path), yield* getTokens(undefined, path), yield* getTokens("x.y.z", path)]
+        yield* Effect.flatMap(ApiKeys, (k) => k.remove(key.id))
+        tokens.push(yield* getTokens(token, path))
+        yield* Effect.flatMap(Accounts, (a) => a.remove(gone.accountId))
+        tokens.push(yield* getTokens(gone.token, path))
+        expect(tokens.map((t) => t.status)).toEqual([200, 401, 401, 401, 404])
+        expect(tokens.flatMap((t) => conformance(path, t))).toEqual([])
+      }
     }))
 
   it.effect("has a readable reference page listing every error message of the spec", () =>

@@ -8,7 +8,7 @@ import { Accounts } from "../../src/services/Accounts.ts"
 import { ApiKeys } from "../../src/services/ApiKeys.ts"
 import { Credits } from "../../src/services/Credits.ts"
 import { backends, postgresSkipReason, postgresUrl } from "../support/database.ts"
-import { getTokens, seen, serverWith } from "../support/server.ts"
+import { getTokens as getTokensAt, seen, serverWith, tokensPaths } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
 
 const json = "application/json"
@@ -23,8 +23,10 @@ const setup = (options: { readonly credits?: number; readonly keyName?: string }
     return { account, ...created }
   })
 
-for (const backend of backends) {
-  layer(serverWith(servicesOn(backend)), { excludeTestServices: true })(`GET /api/tokens on ${backend.name}`, (it) => {
+// `/api/describe/verify` is a compatibility route that answers exactly as `/api/tokens` (README): every case runs on both.
+for (const backend of backends) for (const path of tokensPaths) {
+  const getTokens = (key?: string) => getTokensAt(key, path)
+  layer(serverWith(servicesOn(backend)), { excludeTestServices: true })(`GET ${path} on ${backend.name}`, (it) => {
     it.effect("200: the account status of §2.3, with no subscription, using no credit", () =>
       Effect.gen(function* () {
         const { account, key, token } = yield* setup({ credits: 7, keyName: "CMS plugin" })
@@ -83,7 +85,7 @@ for (const backend of backends) {
         const { token } = yield* setup()
         expect(yield* getTokens()).toEqual(error(401, "Missing or invalid authentication token"))
         const basic = yield* HttpClient.HttpClient.pipe(
-          Effect.flatMap((c) => c.execute(HttpClientRequest.get("/api/tokens").pipe(HttpClientRequest.setHeader("authorization", `Token ${token}`)))),
+          Effect.flatMap((c) => c.execute(HttpClientRequest.get(path).pipe(HttpClientRequest.setHeader("authorization", `Token ${token}`)))),
           Effect.flatMap(seen)
         )
         expect(basic).toEqual(error(401, "Missing or invalid authentication token"))
@@ -122,7 +124,7 @@ for (const backend of backends) {
       }))
   })
 
-  layer(serverWith(servicesOn(backend)), { excludeTestServices: true })(`GET /api/tokens on a failing ${backend.name}`, (it) => {
+  layer(serverWith(servicesOn(backend)), { excludeTestServices: true })(`GET ${path} on a failing ${backend.name}`, (it) => {
     it.effect("500 `Server error` for an unexpected server-side failure", () =>
       Effect.gen(function* () {
         const { token } = yield* setup()

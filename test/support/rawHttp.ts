@@ -62,8 +62,10 @@ export const sendRaw = (request: RawRequest): Effect.Effect<RawResponse, RawHttp
       () => settle(Effect.fail(new RawHttpError({ reason: `no complete response in ${timeoutMs} ms` }))),
       timeoutMs
     )
+    // The answer to a HEAD request is its head alone, whatever its Content-Length says (RFC 9110 §9.3.2).
+    const bodiless = request.head.startsWith("HEAD ")
     const answer = (closed: boolean) => {
-      const response = parseResponse(Buffer.concat(received), closed)
+      const response = parseResponse(Buffer.concat(received), closed, bodiless)
       if (response !== undefined) settle(Effect.succeed({ ...response, bytesWritten }))
       else if (closed) settle(Effect.fail(new RawHttpError({ reason: "connection closed before a complete response" })))
     }
@@ -119,8 +121,11 @@ const write = (socket: net.Socket, data: Uint8Array | string) =>
     socket.on("close", done)
   })
 
-/** One HTTP/1.1 response, once complete: by Content-Length, chunked coding, or the close. */
-const parseResponse = (bytes: Buffer, closed: boolean): Omit<RawResponse, "bytesWritten"> | undefined => {
+/**
+ * One HTTP/1.1 response, once complete: by Content-Length, chunked coding, or the close; `bodiless`
+ * (a HEAD request's) at the end of its head, any bytes already after it kept as its body.
+ */
+const parseResponse = (bytes: Buffer, closed: boolean, bodiless: boolean): Omit<RawResponse, "bytesWritten"> | undefined => {
   const headEnd = bytes.indexOf("\r\n\r\n")
   if (headEnd === -1) return undefined
   const [statusLine = "", ...lines] = bytes.subarray(0, headEnd).toString("latin1").split("\r\n")
@@ -132,6 +137,7 @@ const parseResponse = (bytes: Buffer, closed: boolean): Omit<RawResponse, "bytes
   )
   const status = Number(statusLine.split(" ")[1])
   const rest = bytes.subarray(headEnd + 4)
+  if (bodiless) return { status, headers, body: rest.toString("utf8") }
   if (headers["transfer-encoding"]?.toLowerCase().includes("chunked")) {
     const body = dechunk(rest)
     return body === undefined ? undefined : { status, headers, body: body.toString("utf8") }

@@ -32,11 +32,14 @@ export const seen = (response: HttpClientResponse.HttpClientResponse) =>
     body
   }))
 
-export const getTokens = (key?: string) =>
+/** `GET /api/tokens`, or its compatibility twin `/api/describe/verify`, which answers alike. */
+export const tokensPaths = ["/api/tokens", "/api/describe/verify"] as const
+
+export const getTokens = (key?: string, path: (typeof tokensPaths)[number] = "/api/tokens") =>
   HttpClient.HttpClient.pipe(
     Effect.flatMap((client) =>
       client.execute(
-        HttpClientRequest.get("/api/tokens").pipe(
+        HttpClientRequest.get(path).pipe(
           key === undefined ? (r) => r : HttpClientRequest.setHeader("authorization", `Bearer ${key}`)
         )
       )
