@@ -41,7 +41,11 @@ export const chooseDescriber = (settings: DescriberSettings): Either.Either<Desc
   })
 
 const settings: Config.Config<DescriberSettings> = Config.all({
-  requested: Config.option(Config.literal("offline", "openai-compatible")("DESCRIBER")),
+  // Empty counts as unset (`DESCRIBER: ${DESCRIBER:-}` in compose.yaml).
+  requested: Config.literal("offline", "openai-compatible", "")("DESCRIBER").pipe(
+    Config.option,
+    Config.map(Option.filter((choice): choice is DescriberChoice => choice !== ""))
+  ),
   modelConfigured: OpenAiDescriber.isConfigured,
   production: Config.string("NODE_ENV").pipe(Config.withDefault(""), Config.map((env) => env.trim() === "production"))
 })

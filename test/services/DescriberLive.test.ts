@@ -41,7 +41,7 @@ describe("DescriberLive.layer", () => {
   it.effect("reads NODE_ENV and DESCRIBER", () =>
     Effect.gen(function* () {
       expect(yield* kindWith({})).toBe("offline")
-      expect(yield* kindWith({ NODE_ENV: "development" })).toBe("offline")
+      expect(yield* kindWith({ NODE_ENV: "development", DESCRIBER: "" })).toBe("offline")
       expect(yield* kindWith({ NODE_ENV: "production", DESCRIBER: "offline" })).toBe("offline")
       expect(yield* kindWith({ NODE_ENV: "production", OPENAI_BASE_URL: "http://127.0.0.1:11434/v1" })).toBe("openai-compatible")
       expect(yield* kindWith({ OPENAI_API_KEY: "sk-test", DESCRIBER: "offline" })).toBe("offline")
