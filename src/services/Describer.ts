@@ -11,7 +11,7 @@ import { languageTag } from "../domain/languageTag.ts"
 /** The rest of a describe once the describer has taken what it needs of the pixels. */
 export type Generation = Effect.Effect<DescribeResult, DescriberError>
 
-/** What writes the text, sent as `X-Describer` on every success (README, "Describers"). */
+/** What writes the text, sent as `X-Describer` on every success (README, "The offline describer"). */
 export type DescriberKind = "offline" | "openai-compatible" | "scripted"
 
 /** What a describer tells about itself besides its text. */

@@ -1,5 +1,5 @@
 /**
- * The describer the app runs (README, "Describers"): a model endpoint when the deployment names one
+ * The describer the app runs (README, "The offline describer"): a model endpoint when the deployment names one
  * (a key or a base URL), otherwise the embedded offline describer, so a fresh checkout works with
  * no account. In production the offline describer must be asked for: a deployment that forgot its
  * model key would otherwise sell placeholder text as descriptions.
