@@ -47,7 +47,8 @@ const StartUp = Layer.scopedDiscard(
 
 export const AppLive = ServerLive.pipe(
   Layer.provide(StartUp),
-  Layer.provide(Layer.mergeAll(ServicesLive, Images.layer, UploadBudget.layer, DescriberLive.layer)),
+  Layer.provide(Layer.mergeAll(ServicesLive, Images.layer, UploadBudget.layer)),
   Layer.provide(Database.layer),
-  Layer.provide(AppConfig.layer)
+  // The describer first: a production start without a model is refused before the database opens.
+  Layer.provide(Layer.mergeAll(AppConfig.layer, DescriberLive.layer))
 )

@@ -5,7 +5,11 @@
 import { colourFamilies, type NamedColour, paletteColour, paletteIndex, paletteSize, shades } from "./colourPalette.ts"
 import type { ImageFormat, PreparedImage } from "./describe.ts"
 
-export type Orientation = "landscape" | "portrait" | "square"
+/**
+ * Wide, tall or square: the plain words. Not "landscape" and "portrait", which a reader of alt text
+ * takes for what the image shows (scenery, a face) rather than its shape.
+ */
+export type Orientation = "wide" | "tall" | "square"
 export type Brightness = "dark" | "medium" | "bright"
 /** `partial`: some visible pixels are see-through; `full`: no visible pixel at all. */
 export type Transparency = "opaque" | "partial" | "full"
@@ -25,9 +29,9 @@ export interface ImageFacts {
   readonly transparency: Transparency
 }
 
-/** Sides within 2% of each other read as square; a 1000x990 image is not "landscape" to anyone. */
+/** Sides within 2% of each other read as square; a 1000x990 image is not "wide" to anyone. */
 export const orientationOf = (width: number, height: number): Orientation =>
-  Math.abs(width - height) <= 0.02 * Math.max(width, height) ? "square" : width > height ? "landscape" : "portrait"
+  Math.abs(width - height) <= 0.02 * Math.max(width, height) ? "square" : width > height ? "wide" : "tall"
 
 /** About 16k samples whatever the size: a 1000x1000 image is read every 8th pixel of every 8th row. */
 const targetSamples = 16_384

@@ -8,6 +8,11 @@ export const offlineLanguages = ["en", "fr", "de", "es", "pt", "it", "nl"] as co
 
 export type OfflineLanguage = (typeof offlineLanguages)[number]
 
+/** The `Content-Language` of each table (BCP 47): the Portuguese one writes Brazilian forms. */
+export const offlineLanguageTag: Readonly<Record<OfflineLanguage, string>> = {
+  en: "en", fr: "fr", de: "de", es: "es", pt: "pt-BR", it: "it", nl: "nl"
+}
+
 /** ISO 639-1 and 639-2 (both B and T forms) codes, matched on the primary subtag. */
 const codes: Readonly<Record<string, OfflineLanguage>> = {
   en: "en", eng: "en",

@@ -1,21 +1,25 @@
 /**
  * The offline describer's wording, one table per language of `offlineLanguage.ts`. Each table says
- * only what `ImageFacts` measured and attributes the client's keywords and context to the client, so
- * no language can claim to see objects or scenes. Sentences are built so colour names need no
+ * only what `ImageFacts` measured, so no language can claim to see objects or scenes. Shapes are
+ * the plain words for wide, tall and square, never the print terms (landscape, paysage,
+ * Querformat...) that a reader takes for scenery. Sentences are built so colour names need no
  * agreement (`en bleu et blanc`, German nouns `in Dunkelblau`): one name per colour fits everywhere.
  */
-import type { ImageFacts } from "./imageFacts.ts"
 import type { OfflineLanguage } from "./offlineLanguage.ts"
-import { colourNames, isAnimated, sentence, type Tags, type Templates, transparencyWord, words } from "./offlineWording.ts"
+import { colourNames, formatName, isAnimated, sentence, type Tags, type Templates, transparencyWord, words } from "./offlineWording.ts"
+import type { ImageFacts } from "./imageFacts.ts"
 
 const fullyTransparent = (facts: ImageFacts): boolean => facts.transparency === "full"
 
 const enTags: Tags = {
-  orientation: { landscape: "landscape", portrait: "portrait", square: "square" },
+  orientation: { wide: "wide", tall: "tall", square: "square" },
   brightness: { dark: "dark", medium: "medium brightness", bright: "bright" },
   animated: "animated",
-  transparent: "transparent"
+  transparent: "transparent",
+  animation: (frames) => (frames > 1 ? `animated (${frames} frames)` : "not animated"),
+  transparency: { opaque: "opaque", partial: "partly transparent", full: "fully transparent" }
 }
+const enBrightness = { dark: "dark", medium: "of medium brightness", bright: "bright" } as const
 
 const en: Templates = {
   colour: colourNames(
@@ -24,30 +28,37 @@ const en: Templates = {
     (name, shade) => `${shade} ${name}`
   ),
   and: "and",
-  summary: (facts, colours) =>
-    sentence([
-      isAnimated(facts) ? `an animated ${facts.orientation} image (${facts.frames} frames)` : `a ${facts.orientation} image`,
-      `${facts.width} by ${facts.height} pixels`,
-      colours && `mostly ${colours}`,
-      facts.brightness && { dark: "dark", medium: "of medium brightness", bright: "bright" }[facts.brightness],
-      transparencyWord(facts, { partial: "partly transparent", full: "fully transparent" })
-    ]),
   title: (facts, colours) =>
-    words([fullyTransparent(facts) && "fully transparent", isAnimated(facts) && "animated", colours, facts.orientation, "image"]),
-  size: (facts) => `${facts.width} by ${facts.height} pixels, ${enTags.orientation[facts.orientation]}`,
-  colours: (colours) => (colours ? `Dominant colours: ${colours}.` : "No visible colour: the image is fully transparent."),
-  tagged: (keywords) => `Tagged: ${keywords}.`,
-  titleTags: (keywords) => `tagged: ${keywords}`,
-  context: (excerpt) => `Context given: “${excerpt}”.`,
+    words([fullyTransparent(facts) && "fully transparent", isAnimated(facts) && "animated", enTags.orientation[facts.orientation], colours,
+      "image"]),
+  alternativeText: (facts, colours) =>
+    sentence([
+      `${isAnimated(facts) ? "an animated" : "a"} ${enTags.orientation[facts.orientation]} image`,
+      colours && `mostly ${colours}`,
+      facts.brightness && enBrightness[facts.brightness],
+      transparencyWord(facts, enTags.transparency)
+    ]),
+  caption: (facts, colours) =>
+    sentence([
+      isAnimated(facts) ? `${formatName[facts.format]} animation of ${facts.frames} frames` : `${formatName[facts.format]} image`,
+      enTags.orientation[facts.orientation],
+      colours && `in ${colours}`,
+      facts.brightness && enBrightness[facts.brightness],
+      transparencyWord(facts, enTags.transparency)
+    ]),
+  pixels: (count) => `${count} pixels`,
   tags: enTags
 }
 
-const frOrientation = { landscape: "au format paysage", portrait: "au format portrait", square: "carrée" } as const
+const frShape = { wide: "horizontale", tall: "verticale", square: "carrée" } as const
+const frBrightness = { dark: "sombre", medium: "de luminosité moyenne", bright: "lumineuse" } as const
 const frTags: Tags = {
-  orientation: { landscape: "paysage", portrait: "portrait", square: "carré" },
+  orientation: { wide: "horizontal", tall: "vertical", square: "carré" },
   brightness: { dark: "sombre", medium: "luminosité moyenne", bright: "lumineux" },
   animated: "animé",
-  transparent: "transparent"
+  transparent: "transparent",
+  animation: (frames) => (frames > 1 ? `animée (${frames} images)` : "non animée"),
+  transparency: { opaque: "opaque", partial: "partiellement transparente", full: "entièrement transparente" }
 }
 
 const fr: Templates = {
@@ -57,32 +68,37 @@ const fr: Templates = {
     (name, shade) => `${name} ${shade === "dark" ? "foncé" : "clair"}`
   ),
   and: "et",
-  summary: (facts, colours) =>
-    sentence([
-      `une image${isAnimated(facts) ? ` animée (${facts.frames} images)` : ""} ${frOrientation[facts.orientation]}`,
-      `${facts.width} × ${facts.height} pixels`,
-      colours && `principalement en ${colours}`,
-      facts.brightness && { dark: "sombre", medium: "de luminosité moyenne", bright: "lumineuse" }[facts.brightness],
-      transparencyWord(facts, { partial: "partiellement transparente", full: "entièrement transparente" })
-    ]),
   title: (facts, colours) =>
-    words(["image", isAnimated(facts) && "animée", frOrientation[facts.orientation],
+    words(["image", isAnimated(facts) && "animée", frShape[facts.orientation],
       fullyTransparent(facts) && "entièrement transparente", colours && `en ${colours}`]),
-  size: (facts) => `${facts.width} × ${facts.height} pixels, ${frTags.orientation[facts.orientation]}`,
-  colours: (colours) =>
-    colours ? `Couleurs dominantes : ${colours}.` : "Aucune couleur visible : l’image est entièrement transparente.",
-  tagged: (keywords) => `Mots-clés fournis : ${keywords}.`,
-  titleTags: (keywords) => `mots-clés : ${keywords}`,
-  context: (excerpt) => `Contexte fourni : « ${excerpt} ».`,
+  alternativeText: (facts, colours) =>
+    sentence([
+      `une image${isAnimated(facts) ? " animée" : ""} ${frShape[facts.orientation]}`,
+      colours && `principalement en ${colours}`,
+      facts.brightness && frBrightness[facts.brightness],
+      transparencyWord(facts, frTags.transparency)
+    ]),
+  caption: (facts, colours) =>
+    sentence([
+      isAnimated(facts) ? `animation ${formatName[facts.format]} de ${facts.frames} images` : `image ${formatName[facts.format]}`,
+      frShape[facts.orientation],
+      colours && `en ${colours}`,
+      facts.brightness && frBrightness[facts.brightness],
+      transparencyWord(facts, frTags.transparency)
+    ]),
+  pixels: (count) => `${count} pixels`,
   tags: frTags
 }
 
-const deOrientation = { landscape: "im Querformat", portrait: "im Hochformat", square: "im quadratischen Format" } as const
+/** Attributive, after `ein` (neuter): `ein breites Bild`. */
+const deShape = { wide: "breites", tall: "hohes", square: "quadratisches" } as const
 const deTags: Tags = {
-  orientation: { landscape: "Querformat", portrait: "Hochformat", square: "quadratisch" },
+  orientation: { wide: "breit", tall: "hoch", square: "quadratisch" },
   brightness: { dark: "dunkel", medium: "mittelhell", bright: "hell" },
   animated: "animiert",
-  transparent: "transparent"
+  transparent: "transparent",
+  animation: (frames) => (frames > 1 ? `animiert (${frames} Einzelbilder)` : "nicht animiert"),
+  transparency: { opaque: "undurchsichtig", partial: "teilweise transparent", full: "vollständig transparent" }
 }
 
 const de: Templates = {
@@ -93,31 +109,38 @@ const de: Templates = {
     (name, shade) => `${shade === "dark" ? "Dunkel" : "Hell"}${name.toLowerCase()}`
   ),
   and: "und",
-  summary: (facts, colours) =>
+  title: (facts, colours) =>
+    words([fullyTransparent(facts) && "vollständig transparentes", isAnimated(facts) && "animiertes",
+      deShape[facts.orientation], "Bild", colours && `in ${colours}`]),
+  alternativeText: (facts, colours) =>
     sentence([
-      `ein ${isAnimated(facts) ? `animiertes Bild (${facts.frames} Einzelbilder)` : "Bild"} ${deOrientation[facts.orientation]}`,
-      `${facts.width} × ${facts.height} Pixel`,
+      `ein ${isAnimated(facts) ? "animiertes " : ""}${deShape[facts.orientation]} Bild`,
       colours && `überwiegend in ${colours}`,
       facts.brightness && deTags.brightness[facts.brightness],
-      transparencyWord(facts, { partial: "teilweise transparent", full: "vollständig transparent" })
+      transparencyWord(facts, deTags.transparency)
     ]),
-  title: (facts, colours) =>
-    words([fullyTransparent(facts) && "vollständig transparentes", isAnimated(facts) && "animiertes", "Bild",
-      deOrientation[facts.orientation], colours && `in ${colours}`]),
-  size: (facts) => `${facts.width} × ${facts.height} Pixel, ${deTags.orientation[facts.orientation]}`,
-  colours: (colours) =>
-    colours ? `Vorherrschende Farben: ${colours}.` : "Keine sichtbare Farbe: Das Bild ist vollständig transparent.",
-  tagged: (keywords) => `Angegebene Schlagwörter: ${keywords}.`,
-  titleTags: (keywords) => `Schlagwörter: ${keywords}`,
-  context: (excerpt) => `Angegebener Kontext: „${excerpt}“.`,
+  caption: (facts, colours) =>
+    sentence([
+      isAnimated(facts)
+        ? `${formatName[facts.format]}-Animation mit ${facts.frames} Einzelbildern`
+        : `${formatName[facts.format]}-Bild`,
+      deTags.orientation[facts.orientation],
+      colours && `in ${colours}`,
+      facts.brightness && deTags.brightness[facts.brightness],
+      transparencyWord(facts, deTags.transparency)
+    ]),
+  pixels: (count) => `${count} Pixel`,
   tags: deTags
 }
 
+const esBrightness = { dark: "oscura", medium: "de luminosidad media", bright: "luminosa" } as const
 const esTags: Tags = {
-  orientation: { landscape: "horizontal", portrait: "vertical", square: "cuadrada" },
+  orientation: { wide: "horizontal", tall: "vertical", square: "cuadrada" },
   brightness: { dark: "oscura", medium: "luminosidad media", bright: "luminosa" },
   animated: "animada",
-  transparent: "transparente"
+  transparent: "transparente",
+  animation: (frames) => (frames > 1 ? `animada (${frames} fotogramas)` : "no animada"),
+  transparency: { opaque: "opaca", partial: "parcialmente transparente", full: "totalmente transparente" }
 }
 
 const es: Templates = {
@@ -127,32 +150,39 @@ const es: Templates = {
     (name, shade) => `${name} ${shade === "dark" ? "oscuro" : "claro"}`
   ),
   and: "y",
-  summary: (facts, colours) =>
-    sentence([
-      `una imagen ${esTags.orientation[facts.orientation]}${isAnimated(facts) ? ` animada (${facts.frames} fotogramas)` : ""}`,
-      `${facts.width} × ${facts.height} píxeles`,
-      colours && `principalmente en ${colours}`,
-      facts.brightness && { dark: "oscura", medium: "de luminosidad media", bright: "luminosa" }[facts.brightness],
-      transparencyWord(facts, { partial: "parcialmente transparente", full: "totalmente transparente" })
-    ]),
   title: (facts, colours) =>
     words(["imagen", esTags.orientation[facts.orientation], isAnimated(facts) && "animada",
       fullyTransparent(facts) && "totalmente transparente", colours && `en ${colours}`]),
-  size: (facts) => `${facts.width} × ${facts.height} píxeles, ${esTags.orientation[facts.orientation]}`,
-  colours: (colours) =>
-    colours ? `Colores dominantes: ${colours}.` : "Ningún color visible: la imagen es totalmente transparente.",
-  tagged: (keywords) => `Palabras clave indicadas: ${keywords}.`,
-  titleTags: (keywords) => `palabras clave: ${keywords}`,
-  context: (excerpt) => `Contexto indicado: «${excerpt}».`,
+  alternativeText: (facts, colours) =>
+    sentence([
+      `una imagen ${esTags.orientation[facts.orientation]}${isAnimated(facts) ? " animada" : ""}`,
+      colours && `principalmente en ${colours}`,
+      facts.brightness && esBrightness[facts.brightness],
+      transparencyWord(facts, esTags.transparency)
+    ]),
+  caption: (facts, colours) =>
+    sentence([
+      isAnimated(facts)
+        ? `animación ${formatName[facts.format]} de ${facts.frames} fotogramas`
+        : `imagen ${formatName[facts.format]}`,
+      esTags.orientation[facts.orientation],
+      colours && `en ${colours}`,
+      facts.brightness && esBrightness[facts.brightness],
+      transparencyWord(facts, esTags.transparency)
+    ]),
+  pixels: (count) => `${count} píxeles`,
   tags: esTags
 }
 
 // Brazilian forms (`cinza`, `marrom`): `pt-BR` is the most common Portuguese request.
+const ptBrightness = { dark: "escura", medium: "de luminosidade média", bright: "clara" } as const
 const ptTags: Tags = {
-  orientation: { landscape: "horizontal", portrait: "vertical", square: "quadrada" },
+  orientation: { wide: "horizontal", tall: "vertical", square: "quadrada" },
   brightness: { dark: "escura", medium: "luminosidade média", bright: "clara" },
   animated: "animada",
-  transparent: "transparente"
+  transparent: "transparente",
+  animation: (frames) => (frames > 1 ? `animada (${frames} quadros)` : "não animada"),
+  transparency: { opaque: "opaca", partial: "parcialmente transparente", full: "totalmente transparente" }
 }
 
 const pt: Templates = {
@@ -162,31 +192,36 @@ const pt: Templates = {
     (name, shade) => `${name}-${shade === "dark" ? "escuro" : "claro"}`
   ),
   and: "e",
-  summary: (facts, colours) =>
-    sentence([
-      `uma imagem ${ptTags.orientation[facts.orientation]}${isAnimated(facts) ? ` animada (${facts.frames} quadros)` : ""}`,
-      `${facts.width} × ${facts.height} pixels`,
-      colours && `principalmente em ${colours}`,
-      facts.brightness && { dark: "escura", medium: "de luminosidade média", bright: "clara" }[facts.brightness],
-      transparencyWord(facts, { partial: "parcialmente transparente", full: "totalmente transparente" })
-    ]),
   title: (facts, colours) =>
     words(["imagem", ptTags.orientation[facts.orientation], isAnimated(facts) && "animada",
       fullyTransparent(facts) && "totalmente transparente", colours && `em ${colours}`]),
-  size: (facts) => `${facts.width} × ${facts.height} pixels, ${ptTags.orientation[facts.orientation]}`,
-  colours: (colours) =>
-    colours ? `Cores predominantes: ${colours}.` : "Nenhuma cor visível: a imagem é totalmente transparente.",
-  tagged: (keywords) => `Palavras-chave informadas: ${keywords}.`,
-  titleTags: (keywords) => `palavras-chave: ${keywords}`,
-  context: (excerpt) => `Contexto informado: “${excerpt}”.`,
+  alternativeText: (facts, colours) =>
+    sentence([
+      `uma imagem ${ptTags.orientation[facts.orientation]}${isAnimated(facts) ? " animada" : ""}`,
+      colours && `principalmente em ${colours}`,
+      facts.brightness && ptBrightness[facts.brightness],
+      transparencyWord(facts, ptTags.transparency)
+    ]),
+  caption: (facts, colours) =>
+    sentence([
+      isAnimated(facts) ? `animação ${formatName[facts.format]} de ${facts.frames} quadros` : `imagem ${formatName[facts.format]}`,
+      ptTags.orientation[facts.orientation],
+      colours && `em ${colours}`,
+      facts.brightness && ptBrightness[facts.brightness],
+      transparencyWord(facts, ptTags.transparency)
+    ]),
+  pixels: (count) => `${count} pixels`,
   tags: ptTags
 }
 
+const itBrightness = { dark: "scura", medium: "di luminosità media", bright: "luminosa" } as const
 const itTags: Tags = {
-  orientation: { landscape: "orizzontale", portrait: "verticale", square: "quadrata" },
+  orientation: { wide: "orizzontale", tall: "verticale", square: "quadrata" },
   brightness: { dark: "scura", medium: "luminosità media", bright: "luminosa" },
   animated: "animata",
-  transparent: "trasparente"
+  transparent: "trasparente",
+  animation: (frames) => (frames > 1 ? `animata (${frames} fotogrammi)` : "non animata"),
+  transparency: { opaque: "opaca", partial: "parzialmente trasparente", full: "completamente trasparente" }
 }
 
 const it: Templates = {
@@ -196,32 +231,40 @@ const it: Templates = {
     (name, shade) => `${name} ${shade === "dark" ? "scuro" : "chiaro"}`
   ),
   and: "e",
-  summary: (facts, colours) =>
-    sentence([
-      `un’immagine ${itTags.orientation[facts.orientation]}${isAnimated(facts) ? ` animata (${facts.frames} fotogrammi)` : ""}`,
-      `${facts.width} × ${facts.height} pixel`,
-      colours && `prevalentemente in ${colours}`,
-      facts.brightness && { dark: "scura", medium: "di luminosità media", bright: "luminosa" }[facts.brightness],
-      transparencyWord(facts, { partial: "parzialmente trasparente", full: "completamente trasparente" })
-    ]),
   title: (facts, colours) =>
     words(["immagine", itTags.orientation[facts.orientation], isAnimated(facts) && "animata",
       fullyTransparent(facts) && "completamente trasparente", colours && `in ${colours}`]),
-  size: (facts) => `${facts.width} × ${facts.height} pixel, ${itTags.orientation[facts.orientation]}`,
-  colours: (colours) =>
-    colours ? `Colori prevalenti: ${colours}.` : "Nessun colore visibile: l’immagine è completamente trasparente.",
-  tagged: (keywords) => `Parole chiave indicate: ${keywords}.`,
-  titleTags: (keywords) => `parole chiave: ${keywords}`,
-  context: (excerpt) => `Contesto indicato: «${excerpt}».`,
+  alternativeText: (facts, colours) =>
+    sentence([
+      `un’immagine ${itTags.orientation[facts.orientation]}${isAnimated(facts) ? " animata" : ""}`,
+      colours && `prevalentemente in ${colours}`,
+      facts.brightness && itBrightness[facts.brightness],
+      transparencyWord(facts, itTags.transparency)
+    ]),
+  caption: (facts, colours) =>
+    sentence([
+      isAnimated(facts)
+        ? `animazione ${formatName[facts.format]} di ${facts.frames} fotogrammi`
+        : `immagine ${formatName[facts.format]}`,
+      itTags.orientation[facts.orientation],
+      colours && `in ${colours}`,
+      facts.brightness && itBrightness[facts.brightness],
+      transparencyWord(facts, itTags.transparency)
+    ]),
+  pixels: (count) => `${count} pixel`,
   tags: itTags
 }
 
-const nlOrientation = { landscape: "liggende", portrait: "staande", square: "vierkante" } as const
+/** Attributive (`een brede afbeelding`); the tags are the predicative forms. */
+const nlShape = { wide: "brede", tall: "hoge", square: "vierkante" } as const
+const nlBrightness = { dark: "donker", medium: "met gemiddelde helderheid", bright: "licht" } as const
 const nlTags: Tags = {
-  orientation: { landscape: "liggend", portrait: "staand", square: "vierkant" },
+  orientation: { wide: "breed", tall: "hoog", square: "vierkant" },
   brightness: { dark: "donker", medium: "gemiddelde helderheid", bright: "licht" },
   animated: "geanimeerd",
-  transparent: "transparant"
+  transparent: "transparant",
+  animation: (frames) => (frames > 1 ? `geanimeerd (${frames} frames)` : "niet geanimeerd"),
+  transparency: { opaque: "ondoorzichtig", partial: "gedeeltelijk transparant", full: "volledig transparant" }
 }
 
 const nl: Templates = {
@@ -232,25 +275,27 @@ const nl: Templates = {
     (name, shade) => `${shade === "dark" ? "donker" : "licht"}${name}`
   ),
   and: "en",
-  summary: (facts, colours) =>
-    sentence([
-      isAnimated(facts)
-        ? `een geanimeerde ${nlOrientation[facts.orientation]} afbeelding (${facts.frames} frames)`
-        : `een ${nlOrientation[facts.orientation]} afbeelding`,
-      `${facts.width} × ${facts.height} pixels`,
-      colours && `overwegend ${colours}`,
-      facts.brightness && { dark: "donker", medium: "met gemiddelde helderheid", bright: "licht" }[facts.brightness],
-      transparencyWord(facts, { partial: "gedeeltelijk transparant", full: "volledig transparant" })
-    ]),
   title: (facts, colours) =>
     words([fullyTransparent(facts) && "volledig transparante", isAnimated(facts) && "geanimeerde",
-      nlOrientation[facts.orientation], "afbeelding", colours && `in ${colours}`]),
-  size: (facts) => `${facts.width} × ${facts.height} pixels, ${nlTags.orientation[facts.orientation]}`,
-  colours: (colours) =>
-    colours ? `Overheersende kleuren: ${colours}.` : "Geen zichtbare kleur: de afbeelding is volledig transparant.",
-  tagged: (keywords) => `Opgegeven trefwoorden: ${keywords}.`,
-  titleTags: (keywords) => `trefwoorden: ${keywords}`,
-  context: (excerpt) => `Opgegeven context: “${excerpt}”.`,
+      nlShape[facts.orientation], "afbeelding", colours && `in ${colours}`]),
+  alternativeText: (facts, colours) =>
+    sentence([
+      `een ${isAnimated(facts) ? "geanimeerde " : ""}${nlShape[facts.orientation]} afbeelding`,
+      colours && `overwegend ${colours}`,
+      facts.brightness && nlBrightness[facts.brightness],
+      transparencyWord(facts, nlTags.transparency)
+    ]),
+  caption: (facts, colours) =>
+    sentence([
+      isAnimated(facts)
+        ? `${formatName[facts.format]}-animatie van ${facts.frames} frames`
+        : `${formatName[facts.format]}-afbeelding`,
+      nlTags.orientation[facts.orientation],
+      colours && `in ${colours}`,
+      facts.brightness && nlBrightness[facts.brightness],
+      transparencyWord(facts, nlTags.transparency)
+    ]),
+  pixels: (count) => `${count} pixels`,
   tags: nlTags
 }
 

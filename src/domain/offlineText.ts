@@ -1,46 +1,56 @@
 /**
- * The offline describer's answer: one honest text per requested field, chosen from the field's name
- * and description, written from measured `ImageFacts` and the client's keywords and context (always
- * attributed to the client, never presented as something seen). Pure and deterministic.
+ * The offline describer's answer: per requested field, what the measured `ImageFacts` (and, for a
+ * keywords field, the client's keywords) truly answer, or an empty string when the field asks for
+ * something it cannot know (a price, a mood, a product name). The client's context is never read:
+ * with no model, nothing can honestly be chosen from it, and echoing it would publish an
+ * integrator's instructions. Pure and deterministic.
  */
 import type { DescribeResult, SchemaField, SchemaFields } from "./describe.ts"
 import type { ImageFacts } from "./imageFacts.ts"
 import { limits } from "./limits.ts"
 import { resolveLanguage } from "./offlineLanguage.ts"
 import { templates } from "./offlineTemplates.ts"
-import { joinList } from "./offlineWording.ts"
+import { formatName, joinList } from "./offlineWording.ts"
 
 export interface OfflineTextInput {
   readonly facts: ImageFacts
   readonly fields: SchemaFields
   /** Raw `keywords` form field (comma-separated). */
   readonly keywords: string
-  /** Raw `context` form field. */
-  readonly context: string
   readonly language: string
 }
 
-/** What a field asks for; anything unrecognised gets the caption, the most complete honest text. */
-export type FieldKind = "title" | "alternativeText" | "caption" | "keywords" | "colours" | "size"
+/** What a field asks for, among what the offline describer knows. */
+export type FieldKind =
+  | "title"
+  | "alternativeText"
+  | "caption"
+  | "keywords"
+  | "colours"
+  | "orientation"
+  | "brightness"
+  | "animation"
+  | "transparency"
+  | "size"
+  | "width"
+  | "height"
+  | "format"
 
 /**
  * Half of §2.2's ~1,500 words for the whole answer, shared evenly by the fields, keeps every answer
- * far below the limit. A field's main text (at most ~30 words) is always kept; attributed keywords
- * and context are added only while they fit.
+ * far below the limit; only a keywords field grows with the client's text, so only it is fitted.
  */
 const answerWords = Math.floor(limits.answerWords / 2)
 
-/** Echoed client text is clipped so one long keyword or context cannot crowd out the facts. */
+/** Echoed keywords are clipped so one long keyword cannot crowd out the others. */
 const maxKeywords = 10
 const keywordWords = 5
 const keywordChars = 60
-const contextWords = 30
-const contextChars = 200
-const titleKeywords = 3
 
 /**
  * Words (regular-expression fragments, matched on `fold`ed text) that reveal what a field asks for,
- * in English and the offline languages. Order matters: `keywordsTitle` is keywords, `altTitle` a title.
+ * in English and the offline languages. Order matters: `keywordsTitle` is keywords, `altTitle` a
+ * title, `imageFormat` a format.
  */
 const kindWords: ReadonlyArray<readonly [FieldKind, ReadonlyArray<string>]> = [
   ["keywords", [
@@ -49,10 +59,33 @@ const kindWords: ReadonlyArray<readonly [FieldKind, ReadonlyArray<string>]> = [
   ]],
   ["colours", ["colou?rs?", "palette", "couleurs?", "farben?", "colores", "colori", "colore", "cor", "cores", "kleur\\w*"]],
   ["title", ["titles?", "headlines?", "headings?", "titre", "titel", "titulo", "titolo"]],
-  ["alternativeText", ["alt", "alternative?", "alternatif", "alternativo", "accessibility", "screen ?readers?"]],
+  ["alternativeText", [
+    "alt", "alternative?", "alternatif", "alternativo", "alternativtext", "accessibility", "screen ?readers?",
+    "image descriptions?"
+  ]],
+  ["caption", [
+    "captions?", "legendes?", "legendas?", "bildunterschrift\\w*", "pie de (?:foto|imagen)", "didascali\\w*",
+    "bijschrift\\w*", "onderschrift\\w*"
+  ]],
+  ["orientation", ["orientation", "ausrichtung", "orientacion", "orientacao", "orientamento", "orientatie"]],
+  ["brightness", [
+    "brightness", "lightness", "luminosity", "luminosite", "helligkeit", "luminosidad", "brillo", "luminosidade", "brilho",
+    "luminosita", "helderheid"
+  ]],
+  ["animation", [
+    "animated", "animations?", "animee", "animiert", "animada", "animata", "geanimeerd", "animacion", "animacao",
+    "animazione", "animatie"
+  ]],
+  ["transparency", ["transparen\\w*", "trasparen\\w*", "transparan\\w*", "alpha", "opacity", "opaque"]],
   ["size", [
-    "size", "dimensions?", "resolution", "width", "height", "orientation", "aspect", "taille", "tamano", "tamanho",
+    "size", "dimension\\w*", "dimensoes", "dimensioni", "resolution", "taille", "tamano", "tamanho", "abmessung\\w*",
     "afmeting\\w*"
+  ]],
+  ["width", ["width", "largeur", "breite", "ancho", "anchura", "largura", "larghezza", "breedte"]],
+  ["height", ["height", "hauteur", "hohe", "altura", "altezza", "hoogte"]],
+  ["format", [
+    "formats?", "file ?types?", "mime ?types?", "media ?types?", "content ?types?", "dateiformat", "formato",
+    "bestandsformaat"
   ]]
 ]
 
@@ -68,13 +101,20 @@ const fold = (text: string): string =>
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, " ")
 
-const kindIn = (text: string): FieldKind | undefined => {
-  const folded = fold(text)
-  return kindPatterns.find(([, pattern]) => pattern.test(folded))?.[0]
-}
+const kindIn = (folded: string): FieldKind | undefined => kindPatterns.find(([, pattern]) => pattern.test(folded))?.[0]
 
-/** The name is the client's most deliberate signal, so it wins over the description. */
-export const fieldKind = (field: SchemaField): FieldKind => kindIn(field.name) ?? kindIn(field.description) ?? "caption"
+/**
+ * A description's head: `A comma-separated list of tags` asks for tags, while `The product's name,
+ * in its colour` asks for a name that merely mentions a colour.
+ */
+const descriptionHead = 6
+
+/**
+ * The name is the client's most deliberate signal, so it wins over the description, which counts
+ * only by its first words. Undefined: a field the offline describer cannot answer.
+ */
+export const fieldKind = (field: SchemaField): FieldKind | undefined =>
+  kindIn(fold(field.name)) ?? kindIn(fold(field.description).trim().split(" ").slice(0, descriptionHead).join(" "))
 
 export const countWords = (text: string): number => text.split(/\s+/).filter((word) => word !== "").length
 
@@ -104,16 +144,6 @@ export const parseKeywords = (raw: string): ReadonlyArray<string> => {
   return keywords
 }
 
-export const contextExcerpt = (raw: string): string =>
-  clip(clean(raw.slice(0, limits.contextLength)), contextWords, contextChars)
-
-/** `main`, then each extra sentence that still fits the field's word budget. */
-const fit = (budget: number, main: string, extras: ReadonlyArray<string | undefined>): string =>
-  extras.reduce<string>(
-    (text, extra) => (extra !== undefined && countWords(text) + countWords(extra) <= budget ? `${text} ${extra}` : text),
-    main
-  )
-
 /** Items, in order, while they fit the budget; the first always. */
 const fitList = (budget: number, items: ReadonlyArray<string>): string => {
   const kept: Array<string> = []
@@ -131,11 +161,6 @@ export const writeFields = (input: OfflineTextInput): DescribeResult => {
   const colourNames = facts.colours.map(t.colour)
   const colours = colourNames.length === 0 ? undefined : joinList(colourNames, t.and)
   const keywords = parseKeywords(input.keywords)
-  const excerpt = contextExcerpt(input.context)
-  const tagged = keywords.length === 0 ? undefined : t.tagged(keywords.join(", "))
-  const context = excerpt === "" ? undefined : t.context(excerpt)
-  const summary = t.summary(facts, colours)
-  const title = t.title(facts, colours)
   const budget = Math.floor(answerWords / Math.max(1, fields.length))
 
   const factTags = [
@@ -148,22 +173,36 @@ export const writeFields = (input: OfflineTextInput): DescribeResult => {
   const clientKeys = new Set(keywords.map((keyword) => keyword.toLowerCase()))
   const tags = [...keywords, ...factTags.filter((tag) => !clientKeys.has(tag.toLowerCase()))]
 
-  const write = (kind: FieldKind): string => {
+  const write = (kind: FieldKind | undefined): string => {
     switch (kind) {
       case "title":
-        return keywords.length === 0
-          ? title
-          : fit(budget, title, [`(${t.titleTags(keywords.slice(0, titleKeywords).join(", "))})`])
+        return t.title(facts, colours)
       case "alternativeText":
-        return fit(budget, summary, [tagged])
+        return t.alternativeText(facts, colours)
       case "caption":
-        return fit(budget, summary, [tagged, context])
+        return t.caption(facts, colours)
       case "keywords":
         return fitList(budget, tags)
       case "colours":
-        return t.colours(colours)
+        return colourNames.join(", ")
+      case "orientation":
+        return t.tags.orientation[facts.orientation]
+      case "brightness":
+        return facts.brightness === undefined ? "" : t.tags.brightness[facts.brightness]
+      case "animation":
+        return t.tags.animation(facts.frames)
+      case "transparency":
+        return t.tags.transparency[facts.transparency]
       case "size":
-        return t.size(facts)
+        return t.pixels(`${facts.width} × ${facts.height}`)
+      case "width":
+        return t.pixels(String(facts.width))
+      case "height":
+        return t.pixels(String(facts.height))
+      case "format":
+        return formatName[facts.format]
+      case undefined:
+        return ""
     }
   }
 

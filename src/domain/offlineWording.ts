@@ -3,28 +3,27 @@
  * `offlineTemplates.ts` share.
  */
 import type { ColourFamily, NamedColour, Shade } from "./colourPalette.ts"
-import type { Brightness, ImageFacts, Orientation } from "./imageFacts.ts"
+import type { ImageFormat } from "./describe.ts"
+import type { Brightness, ImageFacts, Orientation, Transparency } from "./imageFacts.ts"
 
 export interface Templates {
   /** One palette colour, e.g. `dark blue`. */
   readonly colour: (colour: NamedColour) => string
   /** Joins the last two items of a list: `a, b and c`. */
   readonly and: string
-  /** The factual sentence. `colours` is the joined colour list, undefined when nothing is visible. */
-  readonly summary: (facts: ImageFacts, colours: string | undefined) => string
-  /** A short title without a full stop. */
+  /** A short label without a full stop: `Wide dark blue and white image`. */
   readonly title: (facts: ImageFacts, colours: string | undefined) => string
-  /** `1000 by 667 pixels, landscape`. */
-  readonly size: (facts: ImageFacts) => string
-  /** `Dominant colours: dark blue and white.`, or what to say when nothing is visible. */
-  readonly colours: (colours: string | undefined) => string
-  /** The client's keywords, attributed to the client: `Tagged: beach, sunset.` */
-  readonly tagged: (keywords: string) => string
-  /** The same inside a title's parentheses: `tagged: beach, sunset`. */
-  readonly titleTags: (keywords: string) => string
-  /** The client's context, attributed to the client and quoted. */
-  readonly context: (excerpt: string) => string
-  /** One- or two-word facts for a keywords field. */
+  /**
+   * For a reader who cannot see the image: its look in one sentence, nothing a screen reader reads
+   * as noise (no pixel counts, no file format). `colours` is the joined list, undefined when
+   * nothing is visible.
+   */
+  readonly alternativeText: (facts: ImageFacts, colours: string | undefined) => string
+  /** For a reader who sees it: what a glance does not tell, the file format and frames. */
+  readonly caption: (facts: ImageFacts, colours: string | undefined) => string
+  /** A number of pixels, or a `width × height` pair: `1000 × 667 pixels`. */
+  readonly pixels: (count: string) => string
+  /** One- or two-word facts, for a keywords field or a field asking for that one fact. */
   readonly tags: Tags
 }
 
@@ -33,6 +32,9 @@ export interface Tags {
   readonly brightness: Readonly<Record<Brightness, string>>
   readonly animated: string
   readonly transparent: string
+  /** Answers a field asking whether the image is animated: `animated (12 frames)`, `not animated`. */
+  readonly animation: (frames: number) => string
+  readonly transparency: Readonly<Record<Transparency, string>>
 }
 
 /** A phrase, or a falsy value for a fact that does not apply. */
@@ -53,6 +55,9 @@ export const joinList = (items: ReadonlyArray<string>, and: string): string =>
   items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} ${and} ${items.at(-1) ?? ""}`
 
 export const isAnimated = (facts: ImageFacts): boolean => facts.frames > 1
+
+/** The same in every language. */
+export const formatName: Readonly<Record<ImageFormat, string>> = { jpeg: "JPEG", png: "PNG", webp: "WebP", gif: "GIF" }
 
 /** The transparency phrase applies only to see-through images. */
 export const transparencyWord = (

@@ -168,7 +168,20 @@ export const openApiDocument = {
           }
         },
         responses: {
-          "200": { description: "The describe result", content: { "application/json": { schema: describeResult } } },
+          "200": {
+            description: "The describe result",
+            headers: {
+              "Content-Language": {
+                description: "The language the values are written in (BCP 47); `und` when a model was asked for a language name that maps to no known language",
+                schema: { type: "string" }
+              },
+              "X-Describer": {
+                description: "What wrote the values: `openai-compatible` (an AI model) or `offline` (placeholder text from the image's shape and colours, when no model is configured)",
+                schema: { type: "string", enum: ["openai-compatible", "offline"] }
+              }
+            },
+            content: { "application/json": { schema: describeResult } }
+          },
           ...errorResponses(describeFailures.map(describeFailure), { 500: ["^Image processing failed: .+"] })
         }
       }

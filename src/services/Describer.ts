@@ -6,11 +6,25 @@
 import { Context, Effect, Layer } from "effect"
 import type { DescribeRequest, DescribeResult } from "../domain/describe.ts"
 import type { DescriberError } from "../domain/errors.ts"
+import { languageTag } from "../domain/languageTag.ts"
 
 /** The rest of a describe once the describer has taken what it needs of the pixels. */
 export type Generation = Effect.Effect<DescribeResult, DescriberError>
 
-export interface DescriberShape {
+/** What writes the text, sent as `X-Describer` on every success (README, "The offline describer"). */
+export type DescriberKind = "offline" | "openai-compatible" | "scripted"
+
+/** What a describer tells about itself besides its text. */
+export interface DescriberIdentity {
+  readonly kind: DescriberKind
+  /**
+   * The language its text is written in for a requested `language` (§4.1), as a BCP 47 tag: the
+   * `Content-Language` of every success.
+   */
+  readonly writtenLanguage: (requested: string) => string
+}
+
+export interface DescriberShape extends DescriberIdentity {
   /** Human-readable name printed at start-up, e.g. `offline` or `openai-compatible (gpt-4o-mini)`. */
   readonly name: string
   /**
@@ -27,8 +41,12 @@ export interface DescriberShape {
 }
 
 export class Describer extends Context.Tag("Describer")<Describer, DescriberShape>() {
-  static make = (name: string, start: DescriberShape["start"]): DescriberShape =>
-    Describer.of({ name, start, describe: (request) => Effect.flatten(start(request)) })
+  /** A test's describer (no identity given) is `scripted` and writes the language it is asked for. */
+  static make = (
+    name: string,
+    start: DescriberShape["start"],
+    identity: DescriberIdentity = { kind: "scripted", writtenLanguage: languageTag }
+  ): DescriberShape => Describer.of({ name, ...identity, start, describe: (request) => Effect.flatten(start(request)) })
 
   /**
    * Test layer: each call runs `answer` with the request as the generation, so a test scripts

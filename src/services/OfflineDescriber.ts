@@ -1,11 +1,13 @@
 /**
- * The embedded describer used when no AI model is configured (issue 3 §7). It cannot see, so it
- * only reports what it measures (size, orientation, colours, brightness, transparency, animation)
- * and what the client said (keywords, context, attributed). Deterministic and infallible: no clock,
- * no randomness, and its answers stay far below the §2.2 size limit.
+ * The embedded describer used when no AI model is configured (README, "The offline describer"). It
+ * cannot see, so it only reports what it measures (size, orientation, colours, brightness,
+ * transparency, animation) and, in a keywords field, the client's keywords; fields it cannot answer
+ * are empty. Deterministic and infallible: no clock, no randomness, and its answers stay far below
+ * the §2.2 size limit.
  */
 import { Effect, Layer } from "effect"
 import { imageFacts } from "../domain/imageFacts.ts"
+import { offlineLanguageTag, resolveLanguage } from "../domain/offlineLanguage.ts"
 import { writeFields } from "../domain/offlineText.ts"
 import { Describer } from "./Describer.ts"
 
@@ -18,12 +20,11 @@ export const layer: Layer.Layer<Describer> = Layer.succeed(
         facts: imageFacts(request.image),
         fields: request.fields,
         keywords: request.keywords,
-        context: request.context,
         language: request.language
       }))
     ).pipe(
       Effect.withSpan("OfflineDescriber.describe", {
         attributes: { fields: request.fields.length, language: request.language }
       })
-    ))
+    ), { kind: "offline", writtenLanguage: (requested) => offlineLanguageTag[resolveLanguage(requested)] })
 )

@@ -11,6 +11,7 @@ import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/ch
 import sharp from "sharp"
 import type { DescribeRequest, DescribeResult, PreparedImage, SchemaFields } from "../domain/describe.ts"
 import { AnswerTooLong, GenerationFailed } from "../domain/errors.ts"
+import { languageTag, loadLanguageNames } from "../domain/languageTag.ts"
 import { answerJsonSchema, answerSchemaName, decodeAnswer, promptText } from "../domain/prompt.ts"
 import { Describer, type DescriberShape } from "./Describer.ts"
 
@@ -232,6 +233,7 @@ const toDescriberError = (failure: CallFailure | GenerationFailed): AnswerTooLon
 }
 
 export const make = (settings: OpenAiConfig): DescriberShape => {
+  loadLanguageNames()
   const client = new OpenAI({
     // The client refuses to start without a key; local servers (Ollama, vLLM) need none, so a
     // placeholder satisfies it and the `Authorization: null` header below keeps it off the wire.
@@ -302,7 +304,7 @@ export const make = (settings: OpenAiConfig): DescriberShape => {
       const jpeg = yield* encodeJpeg(request.image)
       yield* Metric.incrementBy(imageBytesToModel, jpeg.byteLength)
       return generation(body(request, `data:image/jpeg;base64,${jpeg.toString("base64")}`), request.fields, jpeg.byteLength)
-    }).pipe(Effect.withSpan("OpenAiDescriber.encode")))
+    }).pipe(Effect.withSpan("OpenAiDescriber.encode")), { kind: "openai-compatible", writtenLanguage: languageTag })
 }
 
 export const layer: Layer.Layer<Describer, ConfigError> = Layer.effect(Describer, Effect.map(config, make))

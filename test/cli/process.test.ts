@@ -165,6 +165,32 @@ describe("the operator CLI and the service as processes, on the embedded databas
     }), timeout)
 })
 
+describe("the service's describer as a process", () => {
+  const offlineWarning = "OFFLINE DESCRIBER: no AI model is configured"
+  const occurrences = (text: string, part: string) => text.split(part).length - 1
+
+  it.scopedLive("in production without a model endpoint it refuses to start, naming OPENAI_API_KEY and OPENAI_BASE_URL", () =>
+    Effect.gen(function* () {
+      const ended = yield* serviceToEnd({ DATA_DIR: yield* tempDataDir, NODE_ENV: "production" })
+      expect(ended.exitCode).not.toBe(0)
+      const printed = `${ended.stdout}${ended.stderr}`
+      expect(printed).toContain("OPENAI_API_KEY")
+      expect(printed).toContain("OPENAI_BASE_URL")
+      expect(printed).toContain("DESCRIBER=offline")
+    }), timeout)
+
+  it.scopedLive("it answers offline when asked with DESCRIBER=offline in production, or by default elsewhere, and says so once", () =>
+    Effect.gen(function* () {
+      for (const env of [{ NODE_ENV: "production", DESCRIBER: "offline" }, {}]) {
+        const service = yield* startService({ DATA_DIR: yield* tempDataDir, ...env })
+        const ready = yield* Effect.promise(() => fetch(`${service.url}/readyz`).then((response) => response.json()))
+        expect(ready).toMatchObject({ describer: "offline" })
+        const ended = yield* service.stop("SIGTERM")
+        expect(occurrences(`${ended.stdout}${ended.stderr}`, offlineWarning)).toBe(1)
+      }
+    }), timeout)
+})
+
 if (postgresUrl) {
   const serverUrl = postgresUrl
   describe("the operator CLI and the service as processes, on PostgreSQL", () => {

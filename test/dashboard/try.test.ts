@@ -1,6 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel } from "effect"
 import { Credits } from "../../src/services/Credits.ts"
+import * as OfflineDescriber from "../../src/services/OfflineDescriber.ts"
 import { pglite } from "../support/database.ts"
 import { accountOf, baseUrl, csrfOf, grant, onPage, signedUp } from "../support/dashboard.ts"
 import type { Visitor } from "../support/dashboard.ts"
@@ -35,7 +36,8 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
       const { browser, usage } = yield* funded("try@example.com", 2)
       const answer = yield* tryImage(browser, { image: jpeg, schema: '{"seoTitle":"A title","2":"two"}', language: "fr" })
       expect(answer.status).toBe(200)
-      onPage(answer.body, "Your balance is now <strong>1 credit</strong>")
+      onPage(answer.body, "Your balance is now <strong>1 credit</strong>", "Written in <code>fr</code> by the <code>scripted</code> describer")
+      expect(answer.body).not.toContain("describer-offline")
       // In the order the API answers (an integer-like name comes first, as in any JavaScript object).
       onPage(answer.body, "{\n  &quot;2&quot;: &quot;2 value&quot;,\n  &quot;seoTitle&quot;: &quot;seoTitle value&quot;\n}")
       expect((yield* usage).map((u) => [u.keyId, u.state, u.status])).toEqual([[null, "charged", 200]])
@@ -82,3 +84,18 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
       expect(browser.cookies.has("imd_session")).toBe(false)
     }))
 })
+
+layer(serverWith(servicesOn(pglite, OfflineDescriber.layer)).pipe(Layer.provide(quiet)), { excludeTestServices: true })(
+  "the Try it page with the offline describer",
+  (it) => {
+    it.effect("warns before and after a describe that no model is configured and the text is placeholder", () =>
+      Effect.gen(function* () {
+        const { browser } = yield* funded("try-offline@example.com", 1)
+        const warning = "No AI model is configured: images are not really described."
+        onPage((yield* browser.get("/dashboard/try")).body, warning, "<code>OPENAI_API_KEY</code>")
+        const answer = yield* tryImage(browser, { image: jpeg, language: "Japanese" })
+        expect(answer.status).toBe(200)
+        onPage(answer.body, warning, "Written in <code>en</code> by the <code>offline</code> describer")
+      }))
+  }
+)

@@ -9,7 +9,7 @@ describe("imageFacts", () => {
       format: "png",
       width: 200,
       height: 100,
-      orientation: "landscape",
+      orientation: "wide",
       frames: 1,
       colours: [{ family: "red", shade: "normal" }],
       // L* of pure red is 53: medium, where plain luma would call it dark.
@@ -66,15 +66,15 @@ describe("imageFacts", () => {
 
   it("takes size, orientation and frames from the source", () => {
     const facts = imageFacts(solid(1000, 750, red, { width: 4000, height: 3000, frames: 12, format: "gif" }))
-    expect(facts).toMatchObject({ width: 4000, height: 3000, orientation: "landscape", frames: 12, format: "gif" })
+    expect(facts).toMatchObject({ width: 4000, height: 3000, orientation: "wide", frames: 12, format: "gif" })
   })
 
-  it("tells landscape, portrait and square apart", () => {
-    expect(orientationOf(200, 100)).toBe("landscape")
-    expect(orientationOf(100, 200)).toBe("portrait")
+  it("tells wide, tall and square apart", () => {
+    expect(orientationOf(200, 100)).toBe("wide")
+    expect(orientationOf(100, 200)).toBe("tall")
     expect(orientationOf(100, 100)).toBe("square")
     expect(orientationOf(1000, 990)).toBe("square")
-    expect(orientationOf(1000, 900)).toBe("landscape")
+    expect(orientationOf(1000, 900)).toBe("wide")
   })
 
   it("is cheap on the largest prepared image (1000x1000)", () => {

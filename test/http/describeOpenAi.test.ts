@@ -14,7 +14,7 @@ import { Describer } from "../../src/services/Describer.ts"
 import * as DescriberLive from "../../src/services/DescriberLive.ts"
 import * as OpenAiDescriber from "../../src/services/OpenAiDescriber.ts"
 import { pglite } from "../support/database.ts"
-import { customer, error, jpeg, postDescribe, serverPort } from "../support/describe.ts"
+import { customer, error, jpeg, postDescribe, postDescribeLabelled, serverPort } from "../support/describe.ts"
 import {
   answer,
   configLayer,
@@ -107,6 +107,17 @@ layer(app, { excludeTestServices: true })("POST /api/describe through an OpenAI-
       expect(sent.imageUrl.slice(0, 23)).toBe("data:image/jpeg;base64,")
       const sentImage = yield* Effect.promise(() => sharp(Buffer.from(sent.imageUrl.slice(23), "base64")).metadata())
       expect([sentImage.format, sentImage.width, sentImage.height]).toEqual(["jpeg", 64, 48])
+    }))
+
+  it.effect("every success says X-Describer: openai-compatible and the requested language as Content-Language", () =>
+    Effect.gen(function* () {
+      yield* script([json(goodAnswer)])
+      const c = yield* customer(5)
+      const cases = [[undefined, "en"], ["French", "fr"], ["pt-BR", "pt-BR"], ["zh_hant", "zh-Hant"], ["Elvish", "und"]] as const
+      for (const [language, tag] of cases) {
+        const answer = yield* postDescribeLabelled(language === undefined ? { image: jpeg } : { image: jpeg, language }, c.token)
+        expect(answer).toEqual({ ...ok(goodBody), contentLanguage: tag, describer: "openai-compatible" })
+      }
     }))
 
   it.effect("a custom schema reaches the model as the strict JSON schema of exactly its fields, in the requested language", () =>

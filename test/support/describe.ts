@@ -33,15 +33,30 @@ export const formData = (form: DescribeForm) => {
   return data
 }
 
-/** Posts a form through a real HTTP client; what the client sees. */
-export const postDescribe = (form: DescribeForm, key?: string) =>
+const sendDescribe = (form: DescribeForm, key?: string) =>
   Effect.flatMap(HttpClient.HttpClient, (client) =>
     client.execute(
       HttpClientRequest.post("/api/describe").pipe(
         HttpClientRequest.bodyFormData(formData(form)),
         key === undefined ? (r) => r : HttpClientRequest.bearerToken(key)
       )
-    )).pipe(Effect.flatMap(seen), Effect.orDie)
+    ))
+
+/** Posts a form through a real HTTP client; what the client sees. */
+export const postDescribe = (form: DescribeForm, key?: string) => sendDescribe(form, key).pipe(Effect.flatMap(seen), Effect.orDie)
+
+/** Like `postDescribe`, with the headers that say what wrote the answer, in which language. */
+export const postDescribeLabelled = (form: DescribeForm, key?: string) =>
+  sendDescribe(form, key).pipe(
+    Effect.flatMap((response) =>
+      Effect.map(seen(response), (answer) => ({
+        ...answer,
+        contentLanguage: response.headers["content-language"],
+        describer: response.headers["x-describer"]
+      }))
+    ),
+    Effect.orDie
+  )
 
 /** An account with `credits` and one key: its id, the key, and how to read its balance and ledger. */
 export const customer = (credits: number) =>

@@ -4,6 +4,8 @@
  */
 import { describeResultJson } from "../../domain/describe.ts"
 import { limits } from "../../domain/limits.ts"
+import type { Described } from "../../http/routes/describe.ts"
+import type { DescriberKind } from "../../services/Describer.ts"
 import { credits } from "../format.ts"
 import { html } from "../html.ts"
 import { field } from "./components.ts"
@@ -13,8 +15,10 @@ import type { Viewer } from "./layout.ts"
 export interface TryView {
   readonly viewer: Viewer
   readonly balance: number
-  /** The response's entries, in its order. */
-  readonly result?: ReadonlyArray<readonly [string, string]> | undefined
+  /** The describer this service runs. */
+  readonly describer: DescriberKind
+  /** The response: its entries, in its order, and its language and describer. */
+  readonly result?: Described | undefined
   /** What the API would have answered instead. */
   readonly failure?: { readonly status: number; readonly message: string } | undefined
 }
@@ -32,15 +36,29 @@ const outcome = (view: TryView) => {
   return view.result && html`<section class="result" aria-labelledby="outcome-title">
       <h2 id="outcome-title" tabindex="-1" autofocus>Result</h2>
       <p role="status">Described, using one credit. Your balance is now <strong>${credits(view.balance)}</strong>.</p>
-      <pre tabindex="0" aria-label="Result as JSON"><code>${describeResultJson(view.result, "  ")}</code></pre>
+      <p>Written in <code>${view.result.language}</code> by the <code>${view.result.describer}</code> describer (the API sends these as the <code>Content-Language</code> and <code>X-Describer</code> headers).</p>
+      <pre tabindex="0" aria-label="Result as JSON"><code>${describeResultJson(view.result.entries, "  ")}</code></pre>
     </section>`
 }
+
+/**
+ * Placeholder text must never pass for a model's description (README, "The offline describer"), so
+ * the page says which describer answers before anything is spent.
+ */
+const describerNote = (describer: DescriberKind) =>
+  describer === "offline"
+    ? html`<div class="warning" id="describer-offline">
+      <p><strong>No AI model is configured: images are not really described.</strong> The offline describer answers instead. It cannot see what an image shows: it writes placeholder text from the image's shape, colours and brightness, and leaves empty the fields it cannot answer.</p>
+      <p>The operator enables a model by setting <code>OPENAI_API_KEY</code> or <code>OPENAI_BASE_URL</code>.</p>
+    </div>`
+    : html`<p id="describer">Images are described by the AI model this service is configured with (<code>${describer}</code>).</p>`
 
 export const tryPage = (view: TryView) =>
   page({
     title: "Try it",
     viewer: view.viewer,
     body: html`${outcome(view)}
+    ${describerNote(view.describer)}
     <p>Describe an image as <code>POST /api/describe</code> does. A successful request uses one credit (your balance: <strong id="try-balance">${credits(view.balance)}</strong>); a failed one uses none.</p>
     <form method="post" action="${tryAction(view.viewer.csrfToken)}" enctype="multipart/form-data" novalidate>
       ${field({ name: "image", label: "Image", type: "file", required: true, hint: `JPEG, PNG, WebP or GIF, at most ${limits.imageBytes / 1024 / 1024} MB.`, attributes: html` accept="image/jpeg,image/png,image/webp,image/gif"` })}

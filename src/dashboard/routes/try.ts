@@ -7,6 +7,7 @@ import { Effect, Either } from "effect"
 import { describeFailure } from "../../http/errors.ts"
 import { describeCharged } from "../../http/routes/describe.ts"
 import { Accounts } from "../../services/Accounts.ts"
+import { Describer } from "../../services/Describer.ts"
 import { htmlPage, queryParam } from "../http.ts"
 import { tryPage } from "../pages/try.ts"
 import type { TryView } from "../pages/try.ts"
@@ -18,7 +19,8 @@ const showTry = (status: number, view: Pick<TryView, "result" | "failure">) =>
   Effect.gen(function* () {
     const { account } = yield* CurrentSession
     const { credits } = yield* Effect.flatMap(Accounts, (accounts) => accounts.find(account.id))
-    return htmlPage(tryPage({ ...view, viewer: yield* viewer("try"), balance: credits }), status)
+    const { kind } = yield* Describer
+    return htmlPage(tryPage({ ...view, viewer: yield* viewer("try"), balance: credits, describer: kind }), status)
   })
 
 export const tryForm = withSession(showTry(200, {}))

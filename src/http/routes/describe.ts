@@ -27,7 +27,7 @@ import { parseSchemaFields, schemaRule } from "../../domain/schemaFields.ts"
 import { ApiKeys } from "../../services/ApiKeys.ts"
 import { Credits } from "../../services/Credits.ts"
 import type { Outcome } from "../../services/Credits.ts"
-import { Describer } from "../../services/Describer.ts"
+import { Describer, type DescriberKind } from "../../services/Describer.ts"
 import { Images } from "../../services/Images.ts"
 import { UploadBudget, type UploadHold } from "../../services/UploadBudget.ts"
 import { describeError, describeStatus, unexpected } from "../errors.ts"
@@ -159,12 +159,25 @@ const generate = (input: DescribeRequest) =>
     return result
   }).pipe(Effect.tapError((error) => Metric.increment(Metric.tagged(modelErrors, "kind", error._tag))))
 
+/** A success: the values in the requested order (§2.1), and who wrote them in which language. */
+export interface Described {
+  readonly entries: ReadonlyArray<readonly [string, string]>
+  /** BCP 47, the `Content-Language` of the answer. */
+  readonly language: string
+  readonly describer: DescriberKind
+}
+
 /** Checks 3 to 7, once a credit is held. */
 const describeUpload = (request: HttpServerRequest.HttpServerRequest, adapt: (form: DescribeForm) => DescribeForm) =>
   Effect.gen(function* () {
     const { input, schemaGiven } = yield* prepareUpload(request, adapt)
     const result = yield* generate(input)
-    return describeResultEntries(input.fields, result, schemaGiven)
+    const describer = yield* Describer
+    return {
+      entries: describeResultEntries(input.fields, result, schemaGiven),
+      language: describer.writtenLanguage(input.language),
+      describer: describer.kind
+    } satisfies Described
   })
 
 /** What the usage row records of how a request ended; 200 captures the credit. */
@@ -181,9 +194,15 @@ const outcomeOf = (exit: Exit.Exit<unknown, DescribeError>): Outcome =>
       })
   })
 
-/** §2.1: the values with the keys in the requested order. */
-const resultResponse = (entries: ReadonlyArray<readonly [string, string]>) =>
-  HttpServerResponse.text(describeResultJson(entries), { contentType: "application/json" })
+/**
+ * §2.1: the values with the keys in the requested order; the language they are written in and the
+ * describer that wrote them, so a client can tell placeholder text from a model's (README).
+ */
+const resultResponse = (described: Described) =>
+  HttpServerResponse.text(describeResultJson(described.entries), {
+    contentType: "application/json",
+    headers: { "content-language": described.language, "x-describer": described.describer }
+  })
 
 /**
  * Answers given before the body was read close the connection rather than drain the upload. A body

@@ -1,0 +1,28 @@
+import { describe, expect, it } from "@effect/vitest"
+import { FastCheck as fc } from "effect"
+import { languageTag } from "../../src/domain/languageTag.ts"
+
+describe("languageTag", () => {
+  it.each([
+    ["en", "en"], ["pt-BR", "pt-BR"], ["pt_br", "pt-BR"], ["FR", "fr"], ["fra", "fr"], ["deu", "de"], ["zh-CN", "zh-CN"],
+    ["zh-hant-tw", "zh-Hant-TW"], ["es-419", "es-419"], [" ja ", "ja"]
+  ] as const)("code %j -> %s", (code, tag) => {
+    expect(languageTag(code)).toBe(tag)
+  })
+
+  it.each([
+    ["French", "fr"], ["FRENCH", "fr"], ["français", "fr"], ["Francais", "fr"], ["German", "de"], ["Deutsch", "de"],
+    ["Japanese", "ja"], ["日本語", "ja"], ["Chinese", "zh"], ["Simplified Chinese", "zh-Hans"],
+    ["Brazilian Portuguese", "pt-BR"], ["Portuguese (Brazil)", "pt-BR"], ["Swiss German", "de"], ["Norwegian Bokmål", "nb"]
+  ] as const)("name %j -> %s", (name, tag) => {
+    expect(languageTag(name)).toBe(tag)
+  })
+
+  it.each(["Elvish", "xx", "zz-ZZ", "constructor", "toString", "Klingon!", "12"])("%j is undetermined: und", (unknown) => {
+    expect(languageTag(unknown)).toBe("und")
+  })
+
+  it.prop("always a well-formed BCP 47 tag", [fc.string({ maxLength: 64 })], ([language]) => {
+    expect(Intl.getCanonicalLocales(languageTag(language))).toStrictEqual([languageTag(language)])
+  })
+})
