@@ -43,7 +43,7 @@ export const read = (dataDir: string) =>
   )
 
 const write = (dataDir: string, info: LockInfo, flag: "wx" | "w") =>
-  Effect.promise(() => fs.mkdir(dataDir, { recursive: true })).pipe(
+  Effect.promise(() => fs.mkdir(dataDir, { recursive: true, mode: 0o700 })).pipe(
     Effect.zipRight(Schema.encode(Schema.parseJson(LockInfo))(info)),
     Effect.flatMap((json) => Effect.tryPromise(() => fs.writeFile(lockPath(dataDir), json, { flag, mode: 0o600 }))),
     Effect.isSuccess
