@@ -9,26 +9,8 @@ import { Effect, Logger } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Database from "../../src/db/Database.ts"
+import { entriesOf, looseModes } from "../support/fileModes.ts"
 import { tempDataDir } from "../support/process.ts"
-
-/** Every entry under `dir` (the folder itself included) with its permission bits, links left out. */
-const modes = async (dir: string): Promise<ReadonlyArray<{ readonly entry: string; readonly kind: "dir" | "file"; readonly mode: number }>> => {
-  const stat = await fs.lstat(dir)
-  const own = { entry: dir, kind: stat.isDirectory() ? "dir" as const : "file" as const, mode: stat.mode & 0o777 }
-  if (stat.isSymbolicLink()) return []
-  if (!stat.isDirectory()) return [own]
-  const children = await Promise.all((await fs.readdir(dir)).map((child) => modes(path.join(dir, child))))
-  return [own, ...children.flat()]
-}
-
-/** The entries whose mode is not owner-only (0700 for folders, 0600 for files): none is expected. */
-const loose = (dir: string) =>
-  Effect.promise(() => modes(dir)).pipe(
-    Effect.map((entries) => ({
-      count: entries.length,
-      loose: entries.filter(({ kind, mode }) => mode !== (kind === "dir" ? 0o700 : 0o600)).map((e) => `${e.entry} ${e.mode.toString(8)}`)
-    }))
-  )
 
 /** Writes that make PostgreSQL create new files: a table, an index, enough rows, a checkpoint. */
 const writeAFewFiles = (table: string) =>
@@ -55,9 +37,9 @@ describe("the embedded database's data folder", () => {
     Effect.gen(function* () {
       const dataDir = path.join(yield* tempDataDir, "nested", "data")
       const atStart = yield* Effect.gen(function* () {
-        const atStart = yield* loose(dataDir)
+        const atStart = yield* looseModes(dataDir)
         yield* writeAFewFiles("later")
-        const afterWrites = yield* loose(dataDir)
+        const afterWrites = yield* looseModes(dataDir)
         expect(afterWrites.loose).toEqual([])
         expect(afterWrites.count).toBeGreaterThan(atStart.count)
         return atStart
@@ -65,9 +47,9 @@ describe("the embedded database's data folder", () => {
       expect(atStart.loose).toEqual([])
       expect(atStart.count).toBeGreaterThan(900)
       // After the close (and its checkpoint), and after a second open.
-      expect((yield* loose(dataDir)).loose).toEqual([])
+      expect((yield* looseModes(dataDir)).loose).toEqual([])
       yield* writeAFewFiles("evenLater").pipe(Effect.provide(opened(dataDir)))
-      expect((yield* loose(dataDir)).loose).toEqual([])
+      expect((yield* looseModes(dataDir)).loose).toEqual([])
     }), 120_000)
 
   it.scopedLive("with loose modes (an older version's) is made owner-only at start-up, and the log says so", () =>
@@ -75,15 +57,16 @@ describe("the embedded database's data folder", () => {
       const dataDir = path.join(yield* tempDataDir, "data")
       yield* Effect.provide(Effect.void, opened(dataDir))
       // What earlier versions left: a world-readable folder, world-writable files.
+      const entries = yield* entriesOf(dataDir)
       yield* Effect.promise(async () => {
-        for (const { entry, kind } of await modes(dataDir)) await fs.chmod(entry, kind === "dir" ? 0o755 : 0o666)
+        for (const { entry, kind } of entries) await fs.chmod(entry, kind === "dir" ? 0o755 : 0o666)
       })
-      const before = yield* loose(dataDir)
+      const before = yield* looseModes(dataDir)
       expect(before.loose.length).toBe(before.count)
 
       warnings.length = 0
       yield* Effect.provide(Effect.void, opened(dataDir)).pipe(Effect.provide(collecting))
-      expect((yield* loose(dataDir)).loose).toEqual([])
+      expect((yield* looseModes(dataDir)).loose).toEqual([])
       expect(warnings).toEqual([{
         message: ["made the data folder owner-only: its files were open to other users", { dataDir, repaired: before.count }],
         annotations: {}
