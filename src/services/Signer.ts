@@ -50,7 +50,7 @@ export class Signer extends Effect.Service<Signer>()("Signer", {
     /**
      * The claims of a token this service signed and that has not expired at `currentDate`. A token
      * without `exp` is refused: every token `sign` makes has one, so one without it was never ours
-     * to accept (a leaked secret must not mint keys that never expire, README "API keys").
+     * to accept (a leaked secret must not mint keys that never expire, README "Configuration").
      */
     const verify = (token: string, currentDate: Date) =>
       Effect.tryPromise({

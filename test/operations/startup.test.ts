@@ -20,9 +20,11 @@ describe("start-up, as processes", () => {
     Effect.gen(function* () {
       const dataDir = path.join(yield* tempDataDir, "new", "data")
       const env = { DATA_DIR: dataDir }
+      // The CLI alone creates the folder and the database (the slow first open is not the service's start-up).
+      const account = Schema.decodeUnknownSync(AccountPrinted)(yield* cliOk(env, "account", "create", "--name", "Ada", "--credits", "3"))
+      expect((yield* looseModes(dataDir)).loose).toEqual([])
       const service = yield* startService(env)
       // Writes through the service (the CLI sends them to it): new rows, WAL, files PGlite makes as it goes.
-      const account = Schema.decodeUnknownSync(AccountPrinted)(yield* cliOk(env, "account", "create", "--name", "Ada", "--credits", "3"))
       const { key } = Schema.decodeUnknownSync(KeyPrinted)(yield* cliOk(env, "key", "create", account.id))
       expect((yield* getTokens(service.url, key)).status).toBe(200)
       const running = yield* looseModes(dataDir)
