@@ -4,6 +4,9 @@
  */
 import { Config, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 
+/** The shortest `API_KEY_SECRET` accepted, in bytes (README "Configuration"). */
+export const minimumSecretBytes = 32
+
 export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
   readonly port: number
   readonly host: string
@@ -28,7 +31,13 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
     host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
     databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
     dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
-    apiKeySecret: Config.option(Config.redacted("API_KEY_SECRET")),
+    apiKeySecret: Config.option(Config.redacted("API_KEY_SECRET").pipe(
+      // HS256 is only as strong as its key: at least its 256-bit output (RFC 7518 §3.2).
+      Config.validate({
+        message: `API_KEY_SECRET must be at least ${minimumSecretBytes} bytes (e.g. \`openssl rand -base64 48\`)`,
+        validation: (secret) => new TextEncoder().encode(Redacted.value(secret)).length >= minimumSecretBytes
+      })
+    )),
     uploadTimeout: Config.integer("UPLOAD_TIMEOUT_MS").pipe(Config.withDefault(60_000), Config.map(Duration.millis)),
     uploadMemory: Config.integer("UPLOAD_MEMORY_MB").pipe(
       Config.withDefault(64),

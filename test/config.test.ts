@@ -29,4 +29,15 @@ describe("AppConfig", () => {
       const refused = yield* configFrom({ TRUSTED_PROXIES: "-1" })
       expect(Either.isLeft(refused) && String(refused.left)).toContain("TRUSTED_PROXIES must be 0 or more")
     }))
+
+  it.effect("API_KEY_SECRET shorter than 32 bytes is refused at start-up; 32 bytes or unset is accepted", () =>
+    Effect.gen(function* () {
+      const refused = yield* configFrom({ API_KEY_SECRET: "x".repeat(31) })
+      expect(Either.isLeft(refused) && String(refused.left)).toContain("API_KEY_SECRET must be at least 32 bytes")
+      expect(Either.isLeft(refused) && String(refused.left)).not.toContain("x".repeat(31))
+      // Bytes, not characters: 16 two-byte characters are enough.
+      expect(Either.isRight(yield* configFrom({ API_KEY_SECRET: "é".repeat(16) }))).toBe(true)
+      expect(Either.isRight(yield* configFrom({ API_KEY_SECRET: "x".repeat(32) }))).toBe(true)
+      expect(Either.isRight(yield* configFrom({}))).toBe(true)
+    }))
 })

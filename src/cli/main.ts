@@ -64,12 +64,13 @@ const program = Effect.gen(function* () {
 })
 
 program.pipe(
+  // Inside the handler: a refused configuration is an operator's error too (stdout stays empty).
+  Effect.provide(AppConfig.layer),
   Effect.catchAll((error) =>
     Console.error(`error: ${"message" in error ? error.message : String(error)}`).pipe(
       Effect.zipRight(Effect.sync(() => (process.exitCode = 1)))
     )
   ),
-  Effect.provide(AppConfig.layer),
   // stdout carries only the JSON result.
   Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
   Logger.withMinimumLogLevel(LogLevel.Warning),

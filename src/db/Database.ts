@@ -10,6 +10,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Option, Redacted, String } from "effect"
 import type { ConfigError } from "effect/ConfigError"
 import { AppConfig } from "../config.ts"
+import * as DataDir from "./DataDir.ts"
 import * as DataDirLock from "./DataDirLock.ts"
 import * as PgliteClient from "./PgliteClient.ts"
 import init from "./migrations/0001_init.ts"
@@ -36,7 +37,7 @@ const migrateExclusively = Effect.gen(function* () {
   yield* migrate
 }).pipe(Effect.scoped)
 
-export type DatabaseError = SqlError | Migrator.MigrationError | ConfigError | DataDirLock.DataDirBusy
+export type DatabaseError = SqlError | Migrator.MigrationError | ConfigError | DataDirLock.DataDirBusy | DataDir.DataDirNotOwned
 
 /** A client with the schema migrated. */
 const withMigrations = <E, R>(
@@ -67,10 +68,18 @@ export const layerPostgres = (url: Redacted.Redacted) =>
     transformResultNames: String.snakeToCamel
   }), migrateExclusively)
 
-/** In memory without a folder; with one, held by `owner` for the layer's lifetime. */
+/**
+ * In memory without a folder; with one, the folder is checked to be this user's (refused before it
+ * is touched otherwise), held by `owner` for the layer's lifetime, and made owner-only.
+ */
 export const layerPglite = (dataDir: string | undefined, owner: DataDirLock.LockInfo["owner"] = "service") => {
   const client = withMigrations(PgliteClient.layer({ dataDir }))
-  return dataDir === undefined ? client : Layer.provideMerge(client, Layer.scopedDiscard(DataDirLock.acquire(dataDir, owner)))
+  if (dataDir === undefined) return client
+  const held = DataDir.claim(dataDir).pipe(
+    Effect.zipRight(DataDirLock.acquire(dataDir, owner)),
+    Effect.zipRight(DataDir.repair(dataDir))
+  )
+  return Layer.provideMerge(client, Layer.scopedDiscard(held))
 }
 
 /** Chosen by configuration. */

@@ -10,6 +10,7 @@ import { makeCompiler } from "@effect/sql-pg/PgClient"
 import { PGlite } from "@electric-sql/pglite"
 import * as Statement from "@effect/sql/Statement"
 import { Effect, Layer, Stream, String } from "effect"
+import * as DataDir from "./DataDir.ts"
 
 export interface PgliteClientConfig {
   /** A folder to persist the database in; in memory when absent. */
@@ -29,7 +30,11 @@ const run = <A>(what: string, query: () => Promise<A>) =>
 export const make = (config: PgliteClientConfig) =>
   Effect.gen(function* () {
     const db = yield* Effect.acquireRelease(
-      run("failed to open", () => PGlite.create(config.dataDir, { postgresqlconf: postgresqlConf })),
+      run("failed to open", () =>
+        PGlite.create({
+          postgresqlconf: postgresqlConf,
+          ...(config.dataDir === undefined ? {} : { fs: new DataDir.OwnerOnlyNodeFS(config.dataDir) })
+        })),
       (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
     )
 

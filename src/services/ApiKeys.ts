@@ -5,7 +5,7 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Clock, Effect, Option, Schema } from "effect"
-import { AccountNotFound, ApiKeyMalformed, ApiKeyMissing, ApiKeyRevoked, KeyNotFound } from "../domain/errors.ts"
+import { AccountNotFound, ApiKeyInvalid, ApiKeyMalformed, ApiKeyMissing, ApiKeyRevoked, KeyNotFound } from "../domain/errors.ts"
 import { Account, ApiKey } from "../domain/models.ts"
 import { Accounts } from "./Accounts.ts"
 import { Signer } from "./Signer.ts"
@@ -89,7 +89,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
           SELECT * FROM api_keys WHERE id = ${id} AND deleted_at IS NULL
         ), used AS (
           UPDATE api_keys SET last_used_at = ${usedAt}
-          WHERE id = ${id} AND deleted_at IS NULL
+          WHERE id = ${id} AND deleted_at IS NULL AND expired_at > ${usedAt}
             AND (last_used_at IS NULL OR last_used_at <= ${usedAt}::timestamptz - ${lastUseResolution}::interval)
           RETURNING last_used_at
         )
@@ -103,17 +103,20 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
 
     /**
      * Checks `Authorization: Bearer <key>` in the order of §7.2: the header, the signature and
-     * expiry, the `userId` claim, revocation, then the account.
+     * expiry, the `userId` claim, revocation, then the account. The row's own expiry is checked
+     * too: a token signed with a leaked secret and a later `exp` must not revive an expired key.
      */
     const authenticate = (authorization: string | undefined) =>
       Effect.gen(function* () {
         if (authorization === undefined || !authorization.startsWith("Bearer ")) return yield* new ApiKeyMissing()
         const claims = yield* verify(authorization.slice("Bearer ".length).trim())
-        const row = yield* findLiveKey({ id: claims.jti, usedAt: yield* now }).pipe(
+        const usedAt = yield* now
+        const row = yield* findLiveKey({ id: claims.jti, usedAt }).pipe(
           Effect.orDie,
           Effect.flatMap(Option.match({ onNone: () => new ApiKeyRevoked(), onSome: Effect.succeed }))
         )
         const { accountName: name, accountEmail: email, accountRegisteredAt: registeredAt, accountCredits: credits, ...key } = row
+        if (key.expiredAt.getTime() <= usedAt.getTime()) return yield* new ApiKeyInvalid()
         if (key.accountId !== claims.userId) return yield* new ApiKeyRevoked()
         if (name === null || registeredAt === null || credits === null) return yield* new AccountNotFound()
         const account = new Account({ id: key.accountId, name, email, registeredAt, credits })

@@ -47,10 +47,14 @@ export class Signer extends Effect.Service<Signer>()("Signer", {
         return (times.id === undefined ? token : token.setJti(times.id)).sign(secret)
       })
 
-    /** The claims of a token this service signed and that has not expired at `currentDate`. */
+    /**
+     * The claims of a token this service signed and that has not expired at `currentDate`. A token
+     * without `exp` is refused: every token `sign` makes has one, so one without it was never ours
+     * to accept (a leaked secret must not mint keys that never expire, README "Configuration").
+     */
     const verify = (token: string, currentDate: Date) =>
       Effect.tryPromise({
-        try: () => jwtVerify(token, secret, { algorithms: [algorithm], currentDate }),
+        try: () => jwtVerify(token, secret, { algorithms: [algorithm], currentDate, requiredClaims: ["exp"] }),
         catch: () => new ApiKeyInvalid()
       }).pipe(Effect.map(({ payload }) => payload))
 

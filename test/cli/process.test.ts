@@ -135,6 +135,24 @@ describe("the operator CLI and the service as processes, on the embedded databas
       yield* expectBalance(service.url, key, accountId, 5)
     }), timeout)
 
+  it.scopedLive("a lock.json whose pid now belongs to another live process (a crash, a reboot) stops neither the CLI nor the service", () =>
+    Effect.gen(function* () {
+      const dataDir = yield* tempDataDir
+      const env = { DATA_DIR: dataDir }
+      // The test runner itself: alive, and not the process that wrote the lock (another start).
+      const reused = { pid: process.pid, startedAt: "00000000-0000-0000-0000-000000000000/4242" }
+      yield* writeLock(dataDir, { ...reused, owner: "service", url: "http://127.0.0.1:9", operatorToken: "stale" })
+      const { accountId, key } = yield* accountWithKey(env, 3)
+
+      yield* writeLock(dataDir, { ...reused, owner: "service", url: "http://127.0.0.1:9", operatorToken: "stale" })
+      const service = yield* startService(env)
+      yield* expectBalance(service.url, key, accountId, 3)
+      expect(yield* readLock(dataDir)).toMatchObject({ pid: service.pid, startedAt: expect.any(String), url: service.url })
+      // The live service's own lock still sends the CLI through it.
+      expect(yield* addCredits(env, accountId, 2)).toEqual({ accountId, credits: 5 })
+      yield* expectBalance(service.url, key, accountId, 5)
+    }), timeout)
+
   // The refusal logs the whole lock, operator token included: whoever reads the service's logs can
   // then run any operator command through the admin route (the lock file itself is 0600).
   it.scopedLive("a second service on a data folder in use is refused without printing the operator token; the first keeps it", () =>

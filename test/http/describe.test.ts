@@ -2,6 +2,7 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { Deferred, Duration, Effect, Layer, Ref } from "effect"
 import { AnswerTooLong, GenerationFailed } from "../../src/domain/errors.ts"
 import { ServicesLive } from "../../src/app.ts"
+import { ApiKeys } from "../../src/services/ApiKeys.ts"
 import { Describer } from "../../src/services/Describer.ts"
 import { Images } from "../../src/services/Images.ts"
 import { UploadBudget } from "../../src/services/UploadBudget.ts"
@@ -9,6 +10,7 @@ import { backends, pglite, pgliteWith, postgresSkipReason, postgresUrl } from ".
 import { customer, error, jpeg, png, postDescribe, serverPort } from "../support/describe.ts"
 import { multipartBody, multipartContentType } from "../support/multipartBody.ts"
 import { requestHead, sendRaw } from "../support/rawHttp.ts"
+import { forgeKey } from "../support/keys.ts"
 import { serverWith } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
 
@@ -83,6 +85,17 @@ layer(serverWith(servicesOn(pglite, model)), { excludeTestServices: true })("POS
       const c = yield* customer(2)
       expect(yield* postDescribe({}, c.token.slice(0, -4))).toEqual(error(401, "Unauthorized, invalid token"))
       expect(yield* postDescribe({}, "not-a-key")).toEqual(error(401, "Unauthorized, invalid token"))
+    }))
+
+  it.effect("401 `Unauthorized, invalid token` for a key signed with the secret but without an expiry, or whose row has expired", () =>
+    Effect.gen(function* () {
+      const c = yield* customer(2)
+      const forever = yield* forgeKey({ userId: c.accountId, jti: c.keyId })
+      expect(yield* postDescribe({ image: jpeg }, forever)).toEqual(error(401, "Unauthorized, invalid token"))
+      const expired = yield* Effect.flatMap(ApiKeys, (k) => k.create(c.accountId, { expiredAt: new Date(Date.now() - 1000) }))
+      const revived = yield* forgeKey({ userId: c.accountId, jti: expired.key.id, expiresAt: new Date(Date.now() + 3_600_000) })
+      expect(yield* postDescribe({ image: jpeg }, revived)).toEqual(error(401, "Unauthorized, invalid token"))
+      expect(yield* c.balance).toBe(2)
     }))
 
   it.effect("401 `no credit left` on an empty balance, even with a bad form", () => refused({}, error(401, "Unauthorized, no credit left"), 0))

@@ -8,6 +8,7 @@ import { Accounts } from "../../src/services/Accounts.ts"
 import { ApiKeys } from "../../src/services/ApiKeys.ts"
 import { Credits } from "../../src/services/Credits.ts"
 import { backends, postgresSkipReason, postgresUrl } from "../support/database.ts"
+import { forgeKey, testSecret } from "../support/keys.ts"
 import { getTokens as getTokensAt, seen, serverWith, tokensPaths } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
 
@@ -100,11 +101,29 @@ for (const backend of backends) for (const path of tokensPaths) {
         expect(yield* getTokens(expired.token)).toEqual(error(401, "Invalid or expired token"))
       }))
 
+    it.effect("401 `Invalid or expired token` for a key signed with the secret but without an expiry", () =>
+      Effect.gen(function* () {
+        const { account, key } = yield* setup()
+        const forever = yield* forgeKey({ userId: account.id, jti: key.id })
+        expect(yield* getTokens(forever)).toEqual(error(401, "Invalid or expired token"))
+      }))
+
+    it.effect("401 `Invalid or expired token` for an expired key, even re-signed with the secret and a later expiry", () =>
+      Effect.gen(function* () {
+        const { account } = yield* setup()
+        const expired = yield* Effect.flatMap(ApiKeys, (k) => k.create(account.id, { expiredAt: new Date(Date.now() - 1000) }))
+        const revived = yield* forgeKey({ userId: account.id, jti: expired.key.id, expiresAt: new Date(Date.now() + 3_600_000) })
+        expect(yield* getTokens(revived)).toEqual(error(401, "Invalid or expired token"))
+        // The refused key's last use is not recorded.
+        const [keyView] = yield* Effect.flatMap(ApiKeys, (k) => k.list(account.id))
+        expect(keyView?.lastUsedAt).toBeNull()
+      }))
+
     it.effect("400 `Malformed token: missing userId` for a service-signed token that is not a key", () =>
       Effect.gen(function* () {
         const other = yield* Effect.promise(() =>
           new SignJWT({ purpose: "session" }).setProtectedHeader({ alg: "HS256" }).setExpirationTime("1h")
-            .sign(new TextEncoder().encode("test-secret-test-secret-test-secret!")))
+            .sign(testSecret))
         expect(yield* getTokens(other)).toEqual(error(400, "Malformed token: missing userId"))
       }))
 

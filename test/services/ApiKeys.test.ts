@@ -4,10 +4,10 @@ import { SignJWT, UnsecuredJWT } from "jose"
 import { Accounts } from "../../src/services/Accounts.ts"
 import { ApiKeys } from "../../src/services/ApiKeys.ts"
 import { backends, postgresSkipReason, postgresUrl } from "../support/database.ts"
+import { testSecret } from "../support/keys.ts"
 import { servicesOn } from "../support/services.ts"
 
 const day = 24 * 60 * 60 * 1000
-const testSecret = new TextEncoder().encode("test-secret-test-secret-test-secret!")
 
 const accountWithKey = (expiresInMs = 365 * day, name?: string) =>
   Effect.gen(function* () {
