@@ -29,4 +29,13 @@ describe("AppConfig", () => {
       const refused = yield* configFrom({ TRUSTED_PROXIES: "-1" })
       expect(Either.isLeft(refused) && String(refused.left)).toContain("TRUSTED_PROXIES must be 0 or more")
     }))
+
+  it.effect("PUBLIC_URL: http://localhost:PORT by default, without a trailing slash; printed at start-up", () =>
+    Effect.gen(function* () {
+      const config = Either.getOrThrow(yield* configFrom({}))
+      expect([config.publicUrl, summary(config).publicUrl]).toEqual(["http://localhost:3000", "http://localhost:3000"])
+      expect(Either.getOrThrow(yield* configFrom({ PORT: "8080" })).publicUrl).toBe("http://localhost:8080")
+      expect(Either.getOrThrow(yield* configFrom({ PUBLIC_URL: "https://images.example.com/" })).publicUrl)
+        .toBe("https://images.example.com")
+    }))
 })
