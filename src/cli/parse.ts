@@ -99,7 +99,7 @@ export type Invocation =
 const helpFlag = (arg: string) => arg === "--help" || arg === "-h"
 
 /** `help`, `--help`, `help key create`, `key --help`: the usage of the commands named, or all of it. */
-const help = (words: ReadonlyArray<string>): Invocation => {
+const help = (words: ReadonlyArray<string>): Extract<Invocation, { readonly _tag: "Help" }> => {
   const prefix = `${words.join(" ")} `
   const named = Object.entries(grammar).filter(([name]) => words.length > 0 && `${name} `.startsWith(prefix))
   return { _tag: "Help", text: named.length === 0 ? usage : named.map(([, command]) => usageOf(command)).join("\n") }
@@ -110,11 +110,19 @@ export const parseArgs = (argv: ReadonlyArray<string>): Either.Either<Invocation
   const init = argv.includes("--init")
   const [noun, verb, ...rest] = argv.filter((arg) => arg !== "--init")
   if (noun === undefined) return Either.left(usage)
-  if (noun === "help" || helpFlag(noun)) return Either.right(help([verb, ...rest].filter((word): word is string => word !== undefined && !helpFlag(word))))
-  if (verb === undefined || helpFlag(verb)) return Either.right(help([noun]))
-  const name = `${noun} ${verb}`
+  if (noun === "help" || helpFlag(noun)) {
+    return Either.right(help([verb, ...rest].filter((word): word is string => word !== undefined && !helpFlag(word))))
+  }
+  const name = `${noun} ${verb ?? ""}`.trim()
   const command = Object.hasOwn(grammar, name) ? grammar[name] : undefined
-  if (command === undefined) return Either.left(`unknown command "${name}"; ${program} help lists the commands`)
+  if (command === undefined) {
+    const family = help([noun])
+    const known = family.text !== usage
+    // `key --help` shows the key commands; `key` alone is refused with them.
+    if (known && verb !== undefined && helpFlag(verb)) return Either.right(family)
+    if (known && verb === undefined) return Either.left(family.text)
+    return Either.left(`unknown command "${name}"; ${program} help lists the commands`)
+  }
   if (rest.some(helpFlag)) return Either.right({ _tag: "Help", text: usageOf(command) })
   const refuse = (problem: string) => Either.left(`${name}: ${problem}\n${usageOf(command)}`)
 
