@@ -25,9 +25,12 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
   readonly shutdownTimeout: Duration.Duration
   /** Reverse proxies in front of the service whose `X-Forwarded-For` is believed (http/clientAddress.ts). */
   readonly trustedProxies: number
+  /** Where people reach the service, for the links the CLI prints (invitations, password resets). */
+  readonly publicUrl: string
 }>() {
   static readonly config = Config.all({
     port: Config.port("PORT").pipe(Config.withDefault(3000)),
+    publicUrlSetting: Config.option(Config.string("PUBLIC_URL")),
     host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
     databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
     dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
@@ -51,7 +54,13 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
       Config.withDefault(0),
       Config.validate({ message: "TRUSTED_PROXIES must be 0 or more", validation: (hops) => hops >= 0 })
     )
-  })
+  }).pipe(
+    Config.map(({ publicUrlSetting, ...config }) => ({
+      ...config,
+      // A trailing slash would double the one of each printed path.
+      publicUrl: Option.getOrElse(publicUrlSetting, () => `http://localhost:${config.port}`).replace(/\/+$/, "")
+    }))
+  )
 
   static readonly layer = Layer.effect(AppConfig, AppConfig.config)
 
@@ -68,6 +77,7 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
       shutdownTimeout: Duration.seconds(5),
       // Tests serve as if behind one proxy: each test visitor says its own address (test/support).
       trustedProxies: 1,
+      publicUrl: "https://images.example.com",
       ...overrides
     })
 }
@@ -85,6 +95,7 @@ export const summary = (config: Context.Tag.Service<AppConfig>) => ({
   uploadMemoryMb: config.uploadMemory / 1024 / 1024,
   shutdownTimeoutMs: Duration.toMillis(config.shutdownTimeout),
   trustedProxies: config.trustedProxies,
+  publicUrl: config.publicUrl,
   apiKeySecret: Option.match(config.apiKeySecret, { onNone: () => "generated, kept in the database", onSome: () => "<redacted>" }),
   metricsToken: Option.match(config.metricsToken, { onNone: () => "unset: /metrics answers loopback only", onSome: () => "<redacted>" })
 })

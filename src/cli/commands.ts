@@ -4,18 +4,22 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Schema } from "effect"
-import { normaliseEmail } from "../domain/credentials.ts"
-import { InvalidCommand } from "../domain/errors.ts"
-import type { AccountNotFound, KeyNotFound } from "../domain/errors.ts"
+import { AppConfig } from "../config.ts"
+import { emailUsed } from "../domain/credentials.ts"
+import type { UserNotFound } from "../domain/dashboard.ts"
+import { AccountNotFound, InvalidCommand } from "../domain/errors.ts"
+import type { KeyNotFound } from "../domain/errors.ts"
 import { Subscription } from "../domain/models.ts"
 import type { ApiKey } from "../domain/models.ts"
-import { Accounts } from "../services/Accounts.ts"
+import { Accounts, type AccountSummary } from "../services/Accounts.ts"
 import { ApiKeys } from "../services/ApiKeys.ts"
 import { Credits } from "../services/Credits.ts"
 import { Users } from "../services/Users.ts"
 import { dayMillis } from "../domain/time.ts"
 
 const Id = Schema.String
+/** An account's id or its e-mail address (anything with an `@`). */
+const AccountRef = Schema.String
 const WholeNumber = Schema.Int
 
 export const AdminCommand = Schema.Union(
@@ -29,29 +33,32 @@ export const AdminCommand = Schema.Union(
     name: Schema.NonEmptyTrimmedString,
     credits: Schema.optional(Schema.NonNegativeInt)
   }),
-  Schema.TaggedStruct("AccountDelete", { accountId: Id }),
-  Schema.TaggedStruct("CreditsAdd", { accountId: Id, amount: WholeNumber }),
+  Schema.TaggedStruct("AccountList", { email: Schema.optional(Schema.String) }),
+  Schema.TaggedStruct("AccountShow", { accountId: AccountRef }),
+  Schema.TaggedStruct("AccountDelete", { accountId: AccountRef }),
+  Schema.TaggedStruct("CreditsAdd", { accountId: AccountRef, amount: WholeNumber }),
   Schema.TaggedStruct("KeyCreate", {
-    accountId: Id,
+    accountId: AccountRef,
     name: Schema.optional(Schema.String),
     expiresAt: Schema.optional(Schema.Date),
     expiresInDays: Schema.optional(Schema.Positive)
   }),
-  Schema.TaggedStruct("KeyList", { accountId: Id }),
+  Schema.TaggedStruct("KeyList", { accountId: AccountRef }),
   Schema.TaggedStruct("KeyDelete", { keyId: Id }),
   Schema.TaggedStruct("SubscriptionSet", {
-    accountId: Id,
+    accountId: AccountRef,
     plan: Schema.String,
     description: Schema.String,
     status: Schema.String,
     renewsAt: Schema.optional(Schema.Date),
     endsAt: Schema.optional(Schema.Date)
   }),
-  Schema.TaggedStruct("SubscriptionClear", { accountId: Id })
+  Schema.TaggedStruct("SubscriptionClear", { accountId: AccountRef }),
+  Schema.TaggedStruct("UserResetLink", { email: Schema.String })
 )
 export type AdminCommand = typeof AdminCommand.Type
 
-export type AdminError = AccountNotFound | KeyNotFound | InvalidCommand
+export type AdminError = AccountNotFound | KeyNotFound | UserNotFound | InvalidCommand
 
 /** How an operator reads an error. */
 export const describeAdminError = (error: AdminError) => {
@@ -60,6 +67,8 @@ export const describeAdminError = (error: AdminError) => {
       return "account not found"
     case "KeyNotFound":
       return `key not found: ${error.id}`
+    case "UserNotFound":
+      return `no dashboard user has the e-mail address ${error.email}`
     case "InvalidCommand":
       return error.message
   }
@@ -76,40 +85,108 @@ const keyView = (key: ApiKey, now: number) => ({
   status: key.expiredAt.getTime() > now ? "active" : "expired"
 })
 
+const accountView = (account: AccountSummary) => ({
+  id: account.id,
+  name: account.name,
+  email: account.email,
+  registeredAt: account.registeredAt.toISOString(),
+  credits: account.credits,
+  keyCount: account.keyCount
+})
+
+/** The address as stored (trimmed, lower case), or the dashboard's rule it breaks, named by its flag. */
+const validEmail = (email: string) =>
+  Effect.mapError(emailUsed(email), (invalid) => new InvalidCommand({ message: `--email: ${invalid.message}` }))
+
+/** The id of the account `ref` names: its id as given, or the one account with that e-mail address. */
+const accountIdOf = (ref: string) =>
+  Effect.gen(function* () {
+    if (!ref.includes("@")) return ref
+    const found = yield* Effect.flatMap(Accounts, (accounts) => Effect.flatMap(validEmail(ref), (email) => accounts.list({ email })))
+    if (found.length > 1) {
+      return yield* new InvalidCommand({ message: `${found.length} accounts have the e-mail address ${ref}: give the account's id` })
+    }
+    const [account] = found
+    return account === undefined ? yield* new AccountNotFound() : account.id
+  })
+
+/** The address, valid and not yet used by an account or a dashboard user: one address, one account. */
+const unregisteredEmail = (raw: string) =>
+  Effect.gen(function* () {
+    const email = yield* validEmail(raw)
+    const [account] = yield* Effect.flatMap(Accounts, (accounts) => accounts.list({ email }))
+    if (account !== undefined) return yield* new InvalidCommand({ message: `--email: account ${account.id} has ${email} already` })
+    if (yield* Effect.flatMap(Users, (users) => users.emailTaken(email))) {
+      return yield* new InvalidCommand({ message: `--email: a dashboard user has ${email} already` })
+    }
+    return email
+  })
+
+const link = (path: string, token: string) => Effect.map(AppConfig, (config) => `${config.publicUrl}${path}?token=${token}`)
+
+/** A new account and its initial credits, all or nothing. */
+const createAccount = (name: string, email: string | undefined, initial = 0) =>
+  Effect.gen(function* () {
+    const account = yield* Effect.flatMap(Accounts, (accounts) => accounts.create({ name, email }))
+    const credits = initial > 0 ? yield* Effect.flatMap(Credits, (credits) => credits.grant(account.id, initial, "initial credits")) : 0
+    return { id: account.id, name: account.name, email: account.email, registeredAt: account.registeredAt.toISOString(), credits }
+  })
+
+/** Runs `effect` in one transaction; a database failure is a defect. */
+const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(effect)).pipe(Effect.catchTag("SqlError", Effect.die))
+
 /**
  * A new account, its credits, and a dashboard invitation for `email` (issue 5 §1), all or nothing.
- * Prints the one-time token once, with the dashboard path that accepts it.
+ * Prints the one-time token once, with the dashboard URL that accepts it.
  */
 const invite = (command: Extract<AdminCommand, { readonly _tag: "AccountInvite" }>) =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const users = yield* Users
-    return yield* Effect.gen(function* () {
-      const account = yield* Effect.flatMap(Accounts, (accounts) => accounts.create({ name: command.name, email: normaliseEmail(command.email) }))
-      const initial = command.credits ?? 0
-      const balance = initial > 0 ? yield* Effect.flatMap(Credits, (credits) => credits.grant(account.id, initial, "initial credits")) : 0
-      const invitation = yield* users.invite(account.id, command.email)
-      return {
-        id: account.id,
-        name: account.name,
-        email: invitation.user.email,
-        registeredAt: account.registeredAt.toISOString(),
-        credits: balance,
-        invitation: {
-          token: invitation.token,
-          path: `/dashboard/invitation?token=${invitation.token}`,
-          expiresAt: invitation.expiresAt.toISOString()
-        }
+    const email = yield* unregisteredEmail(command.email)
+    const account = yield* createAccount(command.name, email, command.credits)
+    const invitation = yield* Effect.flatMap(Users, (users) => users.invite(account.id, email))
+    return {
+      ...account,
+      invitation: {
+        token: invitation.token,
+        path: `/dashboard/invitation?token=${invitation.token}`,
+        url: yield* link("/dashboard/invitation", invitation.token),
+        expiresAt: invitation.expiresAt.toISOString()
       }
-    }).pipe(
-      Effect.catchTags({
-        FormInvalid: (invalid) => new InvalidCommand({ message: `--email: ${invalid.message}` }),
-        EmailTaken: () => new InvalidCommand({ message: "a dashboard user with this e-mail address exists already" })
-      }),
-      sql.withTransaction,
-      Effect.catchTag("SqlError", Effect.die)
-    )
+    }
+  }).pipe(
+    Effect.catchTags({
+      FormInvalid: (invalid) => new InvalidCommand({ message: `--email: ${invalid.message}` }),
+      EmailTaken: () => new InvalidCommand({ message: "a dashboard user with this e-mail address exists already" })
+    }),
+    transaction
+  )
+
+/** The account, its balance, how many keys it has, and its subscription. */
+const showAccount = (ref: string) =>
+  Effect.gen(function* () {
+    const accountId = yield* accountIdOf(ref)
+    const accounts = yield* Accounts
+    const account = yield* accounts.find(accountId)
+    const keys = yield* Effect.flatMap(ApiKeys, (keys) => keys.list(accountId))
+    const subscription = yield* accounts.subscription(accountId)
+    return {
+      ...accountView({ ...account, keyCount: keys.length }),
+      subscription: subscription._tag === "Some" ? Schema.encodeSync(SubscriptionJson)(subscription.value) : null
+    }
   })
+
+/** A one-time link to set a new password, for an operator to hand over (README, Operator CLI). */
+const resetLink = (rawEmail: string) =>
+  Effect.gen(function* () {
+    const reset = yield* Effect.flatMap(Users, (users) => users.createPasswordReset(rawEmail))
+    return {
+      email: reset.user.email,
+      accountId: reset.user.accountId,
+      url: yield* link("/dashboard/reset-password", reset.token),
+      expiresAt: reset.expiresAt.toISOString()
+    }
+  }).pipe(Effect.catchTag("FormInvalid", (invalid) => new InvalidCommand({ message: `EMAIL: ${invalid.message}` })))
 
 /** Runs one command; the result is the JSON the CLI prints. */
 export const runCommand = (command: AdminCommand) =>
@@ -120,19 +197,25 @@ export const runCommand = (command: AdminCommand) =>
     const now = yield* Clock.currentTimeMillis
     switch (command._tag) {
       case "AccountCreate": {
-        const sql = yield* SqlClient.SqlClient
-        return yield* Effect.gen(function* () {
-          const account = yield* accounts.create({ name: command.name, email: command.email })
-          const balance = command.credits ? yield* credits.grant(account.id, command.credits, "initial credits") : 0
-          return { id: account.id, name: account.name, email: account.email, registeredAt: account.registeredAt.toISOString(), credits: balance }
-        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+        const email = command.email === undefined ? undefined : yield* unregisteredEmail(command.email)
+        return yield* transaction(createAccount(command.name, email, command.credits))
       }
       case "AccountInvite":
         return yield* invite(command)
-      case "AccountDelete":
-        return yield* accounts.remove(command.accountId).pipe(Effect.as({ id: command.accountId, deleted: true }))
-      case "CreditsAdd":
-        return { accountId: command.accountId, credits: yield* credits.grant(command.accountId, command.amount, "operator grant") }
+      case "AccountList": {
+        const email = command.email === undefined ? undefined : yield* validEmail(command.email)
+        return (yield* accounts.list({ email })).map(accountView)
+      }
+      case "AccountShow":
+        return yield* showAccount(command.accountId)
+      case "AccountDelete": {
+        const accountId = yield* accountIdOf(command.accountId)
+        return yield* accounts.remove(accountId).pipe(Effect.as({ id: accountId, deleted: true }))
+      }
+      case "CreditsAdd": {
+        const accountId = yield* accountIdOf(command.accountId)
+        return { accountId, credits: yield* credits.grant(accountId, command.amount, "operator grant") }
+      }
       case "KeyCreate": {
         if (command.expiresAt && command.expiresInDays) {
           return yield* new InvalidCommand({ message: "give --expires-at or --expires-in-days, not both" })
@@ -141,14 +224,16 @@ export const runCommand = (command: AdminCommand) =>
         if (Number.isNaN(expiredAt.getTime()) || expiredAt.getTime() <= now) {
           return yield* new InvalidCommand({ message: "the expiry must be a valid date in the future" })
         }
-        const { key, token } = yield* keys.create(command.accountId, { name: command.name, expiredAt })
+        const accountId = yield* accountIdOf(command.accountId)
+        const { key, token } = yield* keys.create(accountId, { name: command.name, expiredAt })
         return { id: key.id, key: token, name: key.name, createdAt: key.createdAt.toISOString(), expiredAt: key.expiredAt.toISOString() }
       }
       case "KeyList":
-        return (yield* keys.list(command.accountId)).map((key) => keyView(key, now))
+        return (yield* keys.list(yield* accountIdOf(command.accountId))).map((key) => keyView(key, now))
       case "KeyDelete":
         return yield* keys.remove(command.keyId).pipe(Effect.as({ id: command.keyId, deleted: true }))
       case "SubscriptionSet": {
+        const accountId = yield* accountIdOf(command.accountId)
         const subscription = new Subscription({
           planName: command.plan,
           planDescription: command.description,
@@ -156,13 +241,15 @@ export const runCommand = (command: AdminCommand) =>
           renewsAt: command.renewsAt ?? null,
           endsAt: command.endsAt ?? null
         })
-        yield* accounts.setSubscription(command.accountId, subscription)
-        return { accountId: command.accountId, subscription: Schema.encodeSync(SubscriptionJson)(subscription) }
+        yield* accounts.setSubscription(accountId, subscription)
+        return { accountId, subscription: Schema.encodeSync(SubscriptionJson)(subscription) }
       }
-      case "SubscriptionClear":
-        return yield* accounts.clearSubscription(command.accountId).pipe(
-          Effect.as({ accountId: command.accountId, subscription: null })
-        )
+      case "SubscriptionClear": {
+        const accountId = yield* accountIdOf(command.accountId)
+        return yield* accounts.clearSubscription(accountId).pipe(Effect.as({ accountId, subscription: null }))
+      }
+      case "UserResetLink":
+        return yield* resetLink(command.email)
     }
   }).pipe(Effect.withSpan("Admin.runCommand", { attributes: { command: command._tag } }))
 

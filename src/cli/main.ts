@@ -1,20 +1,20 @@
 /**
- * `bun run admin <command>`: prints the result as JSON on stdout; on error a message on stderr
- * and exit code 1. On the embedded database it never opens the data folder under a running
- * service: it sends the command to that service's admin route instead.
+ * `bun run admin <command>`: prints the result as JSON on stdout, which database it used on
+ * stderr; on error a message on stderr and exit code 1; help on stdout. On the embedded database
+ * it never opens the data folder under a running service: it sends the command to that service's
+ * admin route instead.
  */
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { BunRuntime } from "@effect/platform-bun"
 import type { SqlClient } from "@effect/sql/SqlClient"
-import { Console, Data, Effect, Either, Layer, Logger, LogLevel, Option, Redacted, Schema } from "effect"
+import { Console, Effect, Either, Layer, Logger, LogLevel, Option, Redacted, Schema } from "effect"
 import { ServicesLive } from "../app.ts"
 import { AppConfig } from "../config.ts"
 import * as DataDirLock from "../db/DataDirLock.ts"
 import * as Database from "../db/Database.ts"
 import { AdminCommand, describeAdminError, runCommand } from "./commands.ts"
+import { chooseDatabase, CliError, describeTarget, type Target } from "./database.ts"
 import { parseArgs } from "./parse.ts"
-
-class CliError extends Data.TaggedError("CliError")<{ readonly message: string }> {}
 
 const runHere = (command: AdminCommand, database: Layer.Layer<SqlClient, Database.DatabaseError, AppConfig>) =>
   runCommand(command).pipe(
@@ -47,19 +47,32 @@ const runThere = (command: AdminCommand, access: DataDirLock.LockInfo) =>
     Effect.provide(FetchHttpClient.layer)
   )
 
+/** Runs the command on `target`, or through the running service holding its data folder. */
+const execute = (command: AdminCommand, target: Target) =>
+  Effect.gen(function* () {
+    if (target._tag === "Postgres") {
+      yield* Console.error(describeTarget(target))
+      return yield* runHere(command, Database.layerPostgres(target.url))
+    }
+    const opened = Database.layerPglite(target.dataDir, "cli").pipe(Layer.tap(() => Console.error(describeTarget(target))))
+    return yield* runHere(command, opened).pipe(
+      Effect.catchTag("DataDirBusy", (busy) =>
+        Console.error(describeTarget(target, busy.holder)).pipe(Effect.zipRight(runThere(command, busy.holder))))
+    )
+  })
+
 const program = Effect.gen(function* () {
-  const command = yield* Either.match(parseArgs(process.argv.slice(2)), {
+  const invocation = yield* Either.match(parseArgs(process.argv.slice(2)), {
     onLeft: (message) => Effect.fail(new CliError({ message })),
     onRight: Effect.succeed
   })
-  const config = yield* AppConfig
-  const result = yield* Option.match(config.databaseUrl, {
-    onSome: (url) => runHere(command, Database.layerPostgres(url)),
-    onNone: () =>
-      runHere(command, Database.layerPglite(config.dataDir, "cli")).pipe(
-        Effect.catchTag("DataDirBusy", (busy) => runThere(command, busy.holder))
-      )
-  })
+  if (invocation._tag === "Help") return yield* Console.log(invocation.text)
+  const { command } = invocation
+  const target = yield* chooseDatabase(invocation.init)
+  const result = yield* execute(command, target).pipe(
+    // A refusal names the command, as the parser's do.
+    Effect.catchTag("CliError", (error) => new CliError({ message: `${invocation.name}: ${error.message}` }))
+  )
   yield* Console.log(JSON.stringify(result, null, 2))
 })
 

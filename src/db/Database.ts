@@ -11,13 +11,20 @@ import { Effect, Layer, Option, Redacted, String } from "effect"
 import type { ConfigError } from "effect/ConfigError"
 import { AppConfig } from "../config.ts"
 import * as DataDir from "./DataDir.ts"
+import * as DatabaseMarker from "./DatabaseMarker.ts"
 import * as DataDirLock from "./DataDirLock.ts"
 import * as PgliteClient from "./PgliteClient.ts"
 import init from "./migrations/0001_init.ts"
 import dashboard from "./migrations/0002_dashboard.ts"
 import signupAttempts from "./migrations/0003_signup_attempts.ts"
+import passwordResets from "./migrations/0004_password_resets.ts"
 
-const migrationFiles = { "0001_init": init, "0002_dashboard": dashboard, "0003_signup_attempts": signupAttempts }
+const migrationFiles = {
+  "0001_init": init,
+  "0002_dashboard": dashboard,
+  "0003_signup_attempts": signupAttempts,
+  "0004_password_resets": passwordResets
+}
 const migrations = Migrator.fromRecord(migrationFiles)
 
 /** How many migrations this version has; `/readyz` checks they are all applied. */
@@ -82,12 +89,12 @@ export const layerPglite = (dataDir: string | undefined, owner: DataDirLock.Lock
   return Layer.provideMerge(client, Layer.scopedDiscard(held))
 }
 
-/** Chosen by configuration. */
+/** Chosen by configuration; the service leaves in `DATA_DIR` which one it uses, for the operator CLI. */
 export const layer: Layer.Layer<SqlClient, DatabaseError, AppConfig> = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
     Option.match(config.databaseUrl, {
-      onSome: (url) => layerPostgres(url),
-      onNone: () => layerPglite(config.dataDir)
+      onSome: (url) => layerPostgres(url).pipe(Layer.tap(() => DatabaseMarker.write(config.dataDir, url))),
+      onNone: () => layerPglite(config.dataDir).pipe(Layer.tap(() => DatabaseMarker.remove(config.dataDir)))
     })
   )
 )

@@ -16,6 +16,9 @@ export class SignupClosed extends Schema.TaggedError<SignupClosed>()("SignupClos
 /** A dashboard user with this e-mail address exists already (or is invited). */
 export class EmailTaken extends Schema.TaggedError<EmailTaken>()("EmailTaken", {}) {}
 
+/** No dashboard user has this e-mail address (an operator's `user reset-link`). */
+export class UserNotFound extends Schema.TaggedError<UserNotFound>()("UserNotFound", { email: Schema.String }) {}
+
 /** Unknown e-mail address or wrong password: one error, so a page never tells which. */
 export class LoginFailed extends Schema.TaggedError<LoginFailed>()("LoginFailed", {}) {}
 

@@ -9,6 +9,10 @@ export interface NewAccount {
   readonly email?: string | undefined
 }
 
+/** An account as an operator lists it: with how many keys it has (not deleted, expired or not). */
+export const AccountSummary = Schema.Struct({ ...Account.fields, keyCount: Schema.Number })
+export type AccountSummary = typeof AccountSummary.Type
+
 export class Accounts extends Effect.Service<Accounts>()("Accounts", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -35,6 +39,20 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
         yield* sql`INSERT INTO accounts ${sql.insert({ id, name: account.name, email: account.email ?? null, registeredAt })}`
         return new Account({ id, name: account.name, email: account.email ?? null, registeredAt, credits: 0 })
       }).pipe(Effect.orDie, Effect.withSpan("Accounts.create"))
+
+    const listRows = SqlSchema.findAll({
+      Request: Schema.NullOr(Schema.String),
+      Result: AccountSummary,
+      execute: (email) => sql`SELECT a.id, a.name, a.email, a.registered_at, a.credits,
+          (SELECT count(*)::int FROM api_keys k WHERE k.account_id = a.id AND k.deleted_at IS NULL) AS key_count
+        FROM accounts a
+        WHERE a.deleted_at IS NULL AND (${email}::text IS NULL OR lower(a.email) = ${email})
+        ORDER BY a.registered_at, a.id`
+    })
+
+    /** Accounts not deleted, oldest first; with `email` (normalised) only those with that address. */
+    const list = (filter: { readonly email?: string | undefined } = {}) =>
+      listRows(filter.email ?? null).pipe(Effect.orDie, Effect.withSpan("Accounts.list"))
 
     /** Soft delete: the ledger and usage stay explainable; keys of the account answer 404 (§7.2). */
     const remove = (id: string) =>
@@ -72,6 +90,6 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
         Effect.withSpan("Accounts.clearSubscription")
       )
 
-    return { find, create, remove, subscription, setSubscription, clearSubscription } as const
+    return { find, list, create, remove, subscription, setSubscription, clearSubscription } as const
   })
 }) {}

@@ -7,7 +7,9 @@
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { Clock, Duration, Effect, Option, Schema } from "effect"
 import { accountNameUsed, emailUsed, newPasswordUsed, normaliseEmail } from "../domain/credentials.ts"
-import { EmailTaken, InvitationInvalid, LoginFailed, LoginThrottled, SignupClosed, SignupThrottled } from "../domain/dashboard.ts"
+import {
+  EmailTaken, InvitationInvalid, LoginFailed, LoginThrottled, SignupClosed, SignupThrottled, UserNotFound
+} from "../domain/dashboard.ts"
 import { DashboardUser } from "../domain/models.ts"
 import { Accounts } from "./Accounts.ts"
 import { DashboardConfig } from "./DashboardConfig.ts"
@@ -24,6 +26,9 @@ export const loginFailures = { window: Duration.minutes(15), perAccount: 5, perA
 export const signupAttempts = { window: Duration.hours(1), perAddress: 10 } as const
 
 const invitationLifetime = Duration.days(7)
+
+/** An operator hands the link over by hand (README, Operator CLI): a day, not a week. */
+export const passwordResetLifetime = Duration.hours(24)
 
 export interface SignUp {
   readonly name: string
@@ -167,6 +172,24 @@ export class Users extends Effect.Service<Users>()("Users", {
         return { user, token, expiresAt }
       }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Users.invite"))
 
+    /**
+     * A one-time password-reset link's token for the user of `rawEmail`, made by an operator;
+     * only its hash is stored, as for invitations. Earlier links of the user stay valid until used
+     * or expired.
+     */
+    const createPasswordReset = (rawEmail: string) =>
+      Effect.gen(function* () {
+        const email = yield* emailUsed(rawEmail)
+        const found = yield* Effect.orDie(findCredentials(email))
+        if (Option.isNone(found)) return yield* new UserNotFound({ email })
+        const token = randomToken()
+        const createdAt = yield* now
+        const expiresAt = new Date(createdAt.getTime() + Duration.toMillis(passwordResetLifetime))
+        yield* sql`INSERT INTO password_resets
+          ${sql.insert({ tokenHash: tokenHash(token), userId: found.value.id, createdAt, expiresAt })}`.pipe(Effect.orDie)
+        return { user: new DashboardUser({ id: found.value.id, accountId: found.value.accountId, email }), token, expiresAt }
+      }).pipe(Effect.withSpan("Users.createPasswordReset"))
+
     const pendingInvitation = (token: string) =>
       Effect.gen(function* () {
         const rows = yield* sql<{ email: string }>`SELECT email FROM dashboard_users
@@ -187,7 +210,11 @@ export class Users extends Effect.Service<Users>()("Users", {
         return row === undefined ? yield* new InvitationInvalid() : new DashboardUser(row)
       }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Users.acceptInvitation"))
 
-    return { signupOpen: config.signup === "open", signUp, logIn, invite, pendingInvitation, acceptInvitation } as const
+    return {
+      signupOpen: config.signup === "open",
+      signUp, logIn, invite, pendingInvitation, acceptInvitation, createPasswordReset,
+      emailTaken: (email: string) => Effect.orDie(emailTaken(email))
+    } as const
   }),
   dependencies: [Accounts.Default, DashboardConfig.layer]
 }) {}

@@ -102,6 +102,28 @@ for (const backend of backends) {
         expect((yield* getTokens(printed.key)).status).toBe(401)
       }))
 
+    it.effect("the new commands through the route: account list and show, accounts by e-mail, user reset-link", () =>
+      Effect.gen(function* () {
+        const email = `route-${crypto.randomUUID().slice(0, 8)}@example.com`
+        const created = yield* command({ _tag: "AccountInvite", name: "Ada", email, credits: 3 })
+        const accountId = Schema.decodeUnknownSync(Created)(created.body).id
+        expect(yield* command({ _tag: "CreditsAdd", accountId: email, amount: 2 })).toEqual({
+          status: 200, contentType: json, body: { accountId, credits: 5 }
+        })
+        const summary = { id: accountId, name: "Ada", email, registeredAt: expect.any(String), credits: 5, keyCount: 0 }
+        expect(yield* command({ _tag: "AccountList", email })).toEqual({ status: 200, contentType: json, body: [summary] })
+        expect(yield* command({ _tag: "AccountShow", accountId: email })).toEqual({
+          status: 200, contentType: json, body: { ...summary, subscription: null }
+        })
+        expect(yield* command({ _tag: "UserResetLink", email })).toMatchObject({
+          status: 200, body: { email, accountId, url: expect.stringMatching(/\/dashboard\/reset-password\?token=/) }
+        })
+        expect(yield* command({ _tag: "UserResetLink", email: "nobody@example.com" }))
+          .toEqual(error(404, "no dashboard user has the e-mail address nobody@example.com"))
+        expect(yield* command({ _tag: "AccountCreate", name: "Again", email }))
+          .toEqual(error(400, `--email: account ${accountId} has ${email} already`))
+      }))
+
     it.effect("404 with the message for an unknown account or key; 400 with the message for an invalid command", () =>
       Effect.gen(function* () {
         const accountId = yield* newAccount(3)

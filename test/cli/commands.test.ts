@@ -1,10 +1,12 @@
 import { describe, expect, it, layer } from "@effect/vitest"
+import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema, TestClock } from "effect"
 import { describeAdminError, runCommand } from "../../src/cli/commands.ts"
 import type { AdminCommand } from "../../src/cli/commands.ts"
 import { Accounts } from "../../src/services/Accounts.ts"
 import { ApiKeys } from "../../src/services/ApiKeys.ts"
 import { Credits } from "../../src/services/Credits.ts"
+import { tokenHash } from "../../src/services/secrets.ts"
 import { backends, postgresSkipReason, postgresUrl } from "../support/database.ts"
 import { servicesOn } from "../support/services.ts"
 
@@ -85,6 +87,135 @@ for (const backend of backends) {
         Effect.gen(function* () {
           expect(yield* refusal({ _tag: "AccountDelete", accountId: crypto.randomUUID() })).toEqual(accountNotFound)
           expect(yield* refusal({ _tag: "AccountDelete", accountId: "not-an-id" })).toEqual(accountNotFound)
+        }))
+    })
+
+    describe("account list, account show, accounts by e-mail", () => {
+      const view = (id: string, name: string, email: string | null, credits: number, keyCount: number) =>
+        ({ id, name, email, registeredAt: iso(now), credits, keyCount })
+
+      it.effect("list: every account not deleted, oldest first, with balance, e-mail, creation and key count; --email filters", () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(now)
+          const ada = idOf(yield* runCommand({ _tag: "AccountCreate", name: "Ada", email: "Ada@List.example", credits: 3 }))
+          const bob = idOf(yield* runCommand({ _tag: "AccountCreate", name: "Bob" }))
+          const gone = idOf(yield* runCommand({ _tag: "AccountCreate", name: "Gone", email: "gone@list.example" }))
+          yield* runCommand({ _tag: "KeyCreate", accountId: ada })
+          const deletedKey = idOf(yield* runCommand({ _tag: "KeyCreate", accountId: ada }))
+          yield* runCommand({ _tag: "KeyDelete", keyId: deletedKey })
+          yield* runCommand({ _tag: "AccountDelete", accountId: gone })
+          const listed = yield* runCommand({ _tag: "AccountList" })
+          expect(listed).toEqual(expect.arrayContaining([view(ada, "Ada", "ada@list.example", 3, 1), view(bob, "Bob", null, 0, 0)]))
+          expect(JSON.stringify(listed)).not.toContain(gone)
+          expect(yield* runCommand({ _tag: "AccountList", email: " ADA@list.EXAMPLE " })).toStrictEqual([view(ada, "Ada", "ada@list.example", 3, 1)])
+          expect(yield* runCommand({ _tag: "AccountList", email: "gone@list.example" })).toStrictEqual([])
+          expect(yield* refusal({ _tag: "AccountList", email: "not an address" })).toEqual({
+            _tag: "InvalidCommand", message: "--email: Enter an e-mail address like name@example.com"
+          })
+        }))
+
+      it.effect("show by id or by e-mail: the account, its key count and its subscription", () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(now)
+          const accountId = idOf(yield* runCommand({ _tag: "AccountCreate", name: "Ada", email: "ada@show.example", credits: 2 }))
+          yield* runCommand({ _tag: "KeyCreate", accountId })
+          const shown = { ...view(accountId, "Ada", "ada@show.example", 2, 1), subscription: null }
+          expect(yield* runCommand({ _tag: "AccountShow", accountId })).toStrictEqual(shown)
+          expect(yield* runCommand({ _tag: "AccountShow", accountId: "ADA@show.example" })).toStrictEqual(shown)
+          yield* runCommand({ _tag: "SubscriptionSet", accountId: "ada@show.example", plan: "Pro", description: "<p>x</p>", status: "active" })
+          expect(yield* runCommand({ _tag: "AccountShow", accountId })).toMatchObject({ subscription: { planName: "Pro", status: "active" } })
+          expect(yield* refusal({ _tag: "AccountShow", accountId: "nobody@example.com" })).toEqual(accountNotFound)
+          expect(yield* refusal({ _tag: "AccountShow", accountId: crypto.randomUUID() })).toEqual(accountNotFound)
+        }))
+
+      it.effect("every command that takes an account id takes its e-mail address, and answers with the id", () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(now)
+          const email = "ada@every.example"
+          const accountId = idOf(yield* runCommand({ _tag: "AccountCreate", name: "Ada", email }))
+          expect(yield* runCommand({ _tag: "CreditsAdd", accountId: email, amount: 5 })).toStrictEqual({ accountId, credits: 5 })
+          const key = Schema.decodeUnknownSync(KeyPrinted)(yield* runCommand({ _tag: "KeyCreate", accountId: email }))
+          expect(yield* authenticatedAccount(key.key)).toBe(accountId)
+          expect(yield* runCommand({ _tag: "KeyList", accountId: email })).toMatchObject([{ id: key.id }])
+          expect(yield* runCommand({ _tag: "SubscriptionClear", accountId: email })).toStrictEqual({ accountId, subscription: null })
+          expect(yield* runCommand({ _tag: "AccountDelete", accountId: email })).toStrictEqual({ id: accountId, deleted: true })
+          expect(yield* refusal({ _tag: "CreditsAdd", accountId: email, amount: 1 })).toEqual(accountNotFound)
+        }))
+
+      it.effect("an e-mail address two accounts share (from before addresses were unique) is refused: give the id", () =>
+        Effect.gen(function* () {
+          const accounts = yield* Accounts
+          const first = yield* accounts.create({ name: "One", email: "shared@example.com" })
+          yield* accounts.create({ name: "Two", email: "shared@example.com" })
+          expect(yield* refusal({ _tag: "CreditsAdd", accountId: "shared@example.com", amount: 5 })).toEqual({
+            _tag: "InvalidCommand", message: "2 accounts have the e-mail address shared@example.com: give the account's id"
+          })
+          expect(yield* balanceOf(first.id)).toBe(0)
+        }))
+    })
+
+    describe("e-mail addresses: validated, one account each", () => {
+      it.effect("account create refuses an invalid --email, and one an account or a dashboard user has; nothing is created", () =>
+        Effect.gen(function* () {
+          yield* runCommand({ _tag: "AccountCreate", name: "Ada", email: "ada@unique.example" })
+          yield* runCommand({ _tag: "AccountInvite", name: "Bob", email: "bob@unique.example" })
+          const before = (yield* Effect.flatMap(Accounts, (accounts) => accounts.list())).length
+          expect(yield* refusal({ _tag: "AccountCreate", name: "X", email: "not an address" })).toEqual({
+            _tag: "InvalidCommand", message: "--email: Enter an e-mail address like name@example.com"
+          })
+          const taken = yield* refusal({ _tag: "AccountCreate", name: "X", email: " ADA@unique.example", credits: 5 })
+          expect(taken).toEqual({ _tag: "InvalidCommand", message: expect.stringMatching(/^--email: account [0-9a-f-]{36} has ada@unique.example already$/) })
+          expect((yield* refusal({ _tag: "AccountInvite", name: "X", email: "ada@unique.example" }))._tag).toBe("InvalidCommand")
+          // A dashboard user whose account has another address (or none) still owns the address.
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`UPDATE accounts SET email = NULL WHERE email = 'bob@unique.example'`
+          expect(yield* refusal({ _tag: "AccountCreate", name: "X", email: "bob@unique.example" })).toEqual({
+            _tag: "InvalidCommand", message: "--email: a dashboard user has bob@unique.example already"
+          })
+          expect((yield* Effect.flatMap(Accounts, (accounts) => accounts.list())).length).toBe(before)
+        }))
+    })
+
+    describe("links: invitations and password resets", () => {
+      const Invited = Schema.Struct({ invitation: Schema.Struct({ token: Schema.String, url: Schema.String }) })
+
+      it.effect("account invite prints the invitation's full URL under PUBLIC_URL", () =>
+        Effect.gen(function* () {
+          const invited = Schema.decodeUnknownSync(Invited)(yield* runCommand({ _tag: "AccountInvite", name: "Ada", email: "ada@invite.example" }))
+          expect(invited.invitation.url).toBe(`https://images.example.com/dashboard/invitation?token=${invited.invitation.token}`)
+        }))
+
+      it.effect("user reset-link prints a one-day link under PUBLIC_URL; only the token's hash is stored", () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(now)
+          const accountId = idOf(yield* runCommand({ _tag: "AccountInvite", name: "Ada", email: "ada@reset.example" }))
+          const printed = yield* runCommand({ _tag: "UserResetLink", email: " Ada@Reset.example" })
+          expect(printed).toStrictEqual({
+            email: "ada@reset.example",
+            accountId,
+            url: expect.stringMatching(/^https:\/\/images\.example\.com\/dashboard\/reset-password\?token=[\w-]{43}$/),
+            expiresAt: iso(now + day)
+          })
+          const token = new URL(Schema.decodeUnknownSync(Schema.Struct({ url: Schema.String }))(printed).url).searchParams.get("token")!
+          const sql = yield* SqlClient.SqlClient
+          const rows = yield* sql<{ tokenHash: string; usedAt: Date | null }>`SELECT token_hash, used_at FROM password_resets
+            WHERE user_id = (SELECT id FROM dashboard_users WHERE email = 'ada@reset.example')`
+          expect(rows).toEqual([{ tokenHash: tokenHash(token), usedAt: null }])
+        }))
+
+      it.effect("user reset-link refuses an invalid address and one no dashboard user has; nothing is stored", () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const stored = sql`SELECT count(*)::int AS count FROM password_resets`
+          const before = yield* stored
+          yield* runCommand({ _tag: "AccountCreate", name: "No dashboard", email: "plain@reset.example" })
+          expect(yield* refusal({ _tag: "UserResetLink", email: "plain@reset.example" })).toEqual({
+            _tag: "UserNotFound", message: "no dashboard user has the e-mail address plain@reset.example"
+          })
+          expect(yield* refusal({ _tag: "UserResetLink", email: "nope" })).toEqual({
+            _tag: "InvalidCommand", message: "EMAIL: Enter an e-mail address like name@example.com"
+          })
+          expect(yield* stored).toEqual(before)
         }))
     })
 

@@ -21,11 +21,11 @@ const parseJson = Schema.decodeUnknownSync(Schema.parseJson())
 const AccountPrinted = Schema.parseJson(Schema.Struct({ id: Schema.String }))
 const KeyPrinted = Schema.parseJson(Schema.Struct({ id: Schema.String, key: Schema.String }))
 
-/** An account with `credits` and a key for it, made with the CLI. */
+/** An account with `credits` and a key for it, made with the CLI (which creates the embedded database: `--init`). */
 const accountWithKey = (env: Env, credits: number) =>
   Effect.gen(function* () {
     const account = Schema.decodeUnknownSync(AccountPrinted)(
-      yield* cliOk(env, "account", "create", "--name", "Ada", "--credits", String(credits))
+      yield* cliOk(env, "--init", "account", "create", "--name", "Ada", "--credits", String(credits))
     )
     const key = Schema.decodeUnknownSync(KeyPrinted)(yield* cliOk(env, "key", "create", account.id, "--name", "CMS plugin"))
     return { accountId: account.id, key: key.key }
@@ -55,23 +55,78 @@ const writeLock = (dataDir: string, lock: typeof LockInfo.Encoded) =>
 const ipv6Loopback = await canListenOn("::1")
 
 describe("the operator CLI and the service as processes, on the embedded database", () => {
-  it.scopedLive("the CLI prints the result as JSON on stdout only, exit 0; an error as `error: ...` on stderr, exit 1", () =>
+  it.scopedLive("the CLI prints the result as JSON on stdout only, exit 0, the database on stderr; an error as `error: ...` on stderr, exit 1", () =>
     Effect.gen(function* () {
-      const env = { DATA_DIR: yield* tempDataDir }
-      const created = yield* cli(env, "account", "create", "--name", "Ada", "--credits", "3")
+      const dataDir = yield* tempDataDir
+      const env = { DATA_DIR: dataDir }
+      const created = yield* cli(env, "account", "create", "--name", "Ada", "--credits", "3", "--init")
       expect(created.exitCode).toBe(0)
       const account = parseJson(created.stdout)
       expect(account).toEqual({ id: expect.any(String), name: "Ada", email: null, registeredAt: expect.any(String), credits: 3 })
       expect(created.stdout).toBe(`${JSON.stringify(account, null, 2)}\n`)
-      expect(created.stderr).toBe("")
+      expect(created.stderr).toBe(`database: embedded, ${dataDir} (new, --init)\n`)
 
       const unknown = yield* cli(env, "credits", "add", crypto.randomUUID(), "5")
-      expect(unknown).toEqual({ exitCode: 1, signal: null, stdout: "", stderr: "error: account not found\n" })
+      expect(unknown).toEqual({
+        exitCode: 1, signal: null, stdout: "", stderr: `database: embedded, ${dataDir}\nerror: credits add: account not found\n`
+      })
 
-      const unparsed = yield* cli(env, "account", "create")
-      expect(unparsed).toMatchObject({ exitCode: 1, stdout: "" })
-      expect(unparsed.stderr).toMatch(/^error: /)
-      expect(unparsed.stderr).toContain(usage)
+      const unparsed = yield* cli(env, "account", "create", "--name", "Ada", "--credits", "abc")
+      expect(unparsed).toEqual({
+        exitCode: 1, signal: null, stdout: "",
+        stderr: 'error: account create: --credits: expected a whole number, 0 or more, got "abc"\n' +
+          "usage: bun run admin account create --name NAME [--email E] [--credits N]\n"
+      })
+      const invalid = yield* cli(env, "account", "create", "--name", "Ada", "--email", "ada")
+      expect(invalid).toMatchObject({ exitCode: 1, stdout: "" })
+      expect(invalid.stderr).toContain("error: account create: --email: Enter an e-mail address like name@example.com\n")
+    }), timeout)
+
+  it.scopedLive("help, --help and COMMAND --help print the usage on stdout and exit 0, opening no database", () =>
+    Effect.gen(function* () {
+      const env = { DATA_DIR: path.join(yield* tempDataDir, "data") }
+      for (const args of [["help"], ["--help"]]) {
+        expect(yield* cli(env, ...args)).toEqual({ exitCode: 0, signal: null, stdout: `${usage}\n`, stderr: "" })
+      }
+      expect(yield* cli(env, "user", "reset-link", "--help"))
+        .toEqual({ exitCode: 0, signal: null, stdout: "usage: bun run admin user reset-link EMAIL\n", stderr: "" })
+      expect(yield* Effect.promise(() => fs.stat(env.DATA_DIR).then(() => true, () => false))).toBe(false)
+    }), timeout)
+
+  // An operator once ran `account create` without DATABASE_URL beside a service on PostgreSQL: it
+  // wrote to a new ./data, and the service refused its key.
+  it.scopedLive("on a folder without a database the CLI refuses without --init and creates nothing", () =>
+    Effect.gen(function* () {
+      const parent = yield* tempDataDir
+      for (const dataDir of [path.join(parent, "data"), parent]) {
+        const refused = yield* cli({ DATA_DIR: dataDir }, "account", "create", "--name", "Ada")
+        expect(refused).toMatchObject({ exitCode: 1, stdout: "" })
+        expect(refused.stderr).toBe(`error: no database in ${dataDir}: start the service once (it creates it), set DATABASE_URL if the ` +
+          "service uses PostgreSQL, set DATA_DIR to the service's folder, or pass --init to create a new embedded database there\n")
+      }
+      expect(yield* Effect.promise(() => fs.readdir(parent))).toEqual([])
+    }), timeout)
+
+  it.scopedLive("a folder whose service said it uses PostgreSQL: refused without DATABASE_URL, even with --init; a service on it removes the mark", () =>
+    Effect.gen(function* () {
+      const dataDir = yield* tempDataDir
+      const env = { DATA_DIR: dataDir }
+      const { accountId, key } = yield* accountWithKey(env, 3)
+      yield* Effect.promise(() =>
+        fs.writeFile(path.join(dataDir, "database.json"), JSON.stringify({ database: "postgresql", url: "postgres://app:redacted@db:5432/app" }))
+      )
+      for (const init of [[], ["--init"]]) {
+        const refused = yield* cli(env, ...init, "credits", "add", accountId, "5")
+        expect(refused).toMatchObject({ exitCode: 1, stdout: "" })
+        expect(refused.stderr).toBe(`error: the service of DATA_DIR ${dataDir} uses PostgreSQL (postgres://app:redacted@db:5432/app, ` +
+          "says its database.json) and DATABASE_URL is not set: set it to that database (or remove database.json if the service no longer uses PostgreSQL)\n")
+      }
+      const service = yield* startService(env)
+      yield* expectBalance(service.url, key, accountId, 3)
+      expect(yield* Effect.promise(() => fs.readdir(dataDir))).not.toContain("database.json")
+      const added = yield* cli(env, "credits", "add", accountId, "2")
+      expect(added).toMatchObject({ exitCode: 0, stderr: `database: embedded, ${dataDir}, through the running service (pid ${service.pid})\n` })
+      yield* expectBalance(service.url, key, accountId, 5)
     }), timeout)
 
   it.scopedLive("without a service the CLI opens the data folder; beside a running service it goes through the service", () =>
@@ -225,6 +280,20 @@ if (postgresUrl) {
 
         const second = yield* startService(env)
         expect(yield* expectBalance(second.url, key, accountId, 7)).toEqual(before)
+      }), timeout)
+
+    it.scopedLive("the service leaves a mark in DATA_DIR: the CLI without DATABASE_URL refuses there and creates no database", () =>
+      Effect.gen(function* () {
+        const database = yield* freshPostgresUrl(serverUrl)
+        const dataDir = path.join(yield* tempDataDir, "data")
+        const { accountId } = yield* accountWithKey({ DATABASE_URL: database.url, DATA_DIR: dataDir }, 3)
+        yield* startService({ DATABASE_URL: database.url, DATA_DIR: dataDir })
+        const refused = yield* cli({ DATA_DIR: dataDir }, "credits", "add", accountId, "5")
+        expect(refused).toMatchObject({ exitCode: 1, stdout: "" })
+        expect(refused.stderr).toContain(`error: the service of DATA_DIR ${dataDir} uses PostgreSQL (postgres://`)
+        expect(yield* Effect.promise(() => fs.readdir(dataDir))).toEqual(["database.json"])
+        const added = yield* cli({ DATA_DIR: dataDir, DATABASE_URL: database.url }, "credits", "add", accountId, "5")
+        expect(added).toMatchObject({ exitCode: 0, stderr: `database: PostgreSQL ${database.url}\n` })
       }), timeout)
   })
 } else {

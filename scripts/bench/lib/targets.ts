@@ -186,7 +186,7 @@ export const startService = async (modelBaseUrl: string, credits = 1_000_000): P
   const dataDir = path.join(dir, "data")
   let key: string
   try {
-    const account = field(cli({ DATA_DIR: dataDir }, "account", "create", "--name", "bench", "--credits", String(credits)), "id")
+    const account = field(cli({ DATA_DIR: dataDir }, "--init", "account", "create", "--name", "bench", "--credits", String(credits)), "id")
     key = field(cli({ DATA_DIR: dataDir }, "key", "create", account, "--name", "bench"), "key")
   } catch (error) {
     fs.rmSync(dir, { recursive: true, force: true })

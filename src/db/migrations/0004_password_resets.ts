@@ -1,0 +1,20 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+/**
+ * Password-reset links an operator makes with `user reset-link` (README, Operator CLI): like
+ * invitations, only the token's SHA-256 hash is kept, with its expiry, and `used_at` once the
+ * dashboard has taken it, so a link works once.
+ */
+export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.all([
+    sql`CREATE TABLE password_resets (
+      token_hash text PRIMARY KEY,
+      user_id uuid NOT NULL REFERENCES dashboard_users (id),
+      created_at timestamptz NOT NULL,
+      expires_at timestamptz NOT NULL,
+      used_at timestamptz
+    )`,
+    sql`CREATE INDEX password_resets_user ON password_resets (user_id)`
+  ], { discard: true })
+)
