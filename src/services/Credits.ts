@@ -226,11 +226,30 @@ export class Credits extends Effect.Service<Credits>()("Credits", {
             return yield* new NoCreditLeft()
           }
           // Only the wait can be interrupted (the client went away): nothing is held or recorded.
-          yield* restore(Deferred.await(signal).pipe(Effect.timeoutOption(holdPoll))).pipe(
-            Effect.onInterrupt(() => forget(usageId))
+          yield* restore(waitForHolds(accountId, deadline, signal)).pipe(
+            Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : forget(usageId)))
           )
         }
       }).pipe(Effect.withSpan("Credits.reserve"))
+
+    /**
+     * Until a credit of the account looks free, its balance is empty, or the deadline has passed.
+     * Woken by a settlement in this process, otherwise looking every `holdPoll` (the holds may be
+     * another replica's); the look takes no lock, so waiting requests do not queue on the account
+     * row ahead of the settlements they wait for.
+     */
+    const waitForHolds = (accountId: string, deadline: number, first: Deferred.Deferred<void>) =>
+      Effect.gen(function* () {
+        let signal = first
+        while (true) {
+          yield* Deferred.await(signal).pipe(Effect.timeoutOption(holdPoll))
+          if ((yield* Clock.currentTimeMillis) >= deadline) return
+          signal = yield* Ref.get(settledSignal)
+          const [account] = yield* sql<{ credits: number; reserved: number }>`SELECT credits, reserved FROM accounts
+            WHERE id = ${accountId}`
+          if (account === undefined || account.credits === 0 || account.credits > account.reserved) return
+        }
+      }).pipe(Effect.orDie)
 
     /**
      * Ends a reservation once: captured for a 200, released otherwise. A statement that fails or

@@ -1,11 +1,13 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Fiber, Layer, Option, TestClock } from "effect"
+import { Cause, Clock, Effect, Exit, Fiber, Layer, Option, TestClock } from "effect"
+import { isDeepStrictEqual } from "node:util"
 import { Accounts } from "../../src/services/Accounts.ts"
 import { ApiKeys } from "../../src/services/ApiKeys.ts"
 import { Credits } from "../../src/services/Credits.ts"
 import { Instance } from "../../src/services/Instance.ts"
 import { backends, postgresSkipReason, postgresUrl } from "../support/database.ts"
+import { type LossyClient, lossyClient } from "../support/lossyClient.ts"
 import { servicesOn } from "../support/services.ts"
 
 /** An account holding `credits`, and one of its keys. */
@@ -40,6 +42,36 @@ const waitingBehindHolds = (accountId: string, keyId: string) =>
     yield* realPause(300)
     expect(Option.isNone(yield* Fiber.poll(waiting))).toBe(true)
     return waiting
+  })
+
+/** Another `Credits` (as another process would run), whose database answers can be lost. */
+const lossyCredits = Effect.gen(function* () {
+  const lossy: LossyClient = yield* lossyClient
+  const credits = yield* Effect.provide(
+    Credits,
+    Credits.Default.pipe(Layer.provide(Instance.single), Layer.provide(Layer.succeed(SqlClient.SqlClient, lossy.sql)))
+  )
+  return { lossy, credits }
+})
+
+/** What the database holds of a request: its usage row and the account's book. */
+const recordOf = (accountId: string, usageId: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql<{ state: string; status: number | null; errorKind: string | null }>`SELECT state, status, error_kind
+      FROM usage WHERE id = ${usageId}`
+    const [account] = yield* sql<{ credits: number; reserved: number }>`SELECT credits, reserved FROM accounts WHERE id = ${accountId}`
+    return { usage: row, account, ledgerSum: yield* ledgerSum(accountId) }
+  }).pipe(Effect.orDie)
+
+/** Until the database holds `expected` (work done in the background), for a few seconds at most. */
+const eventually = <A, R>(check: Effect.Effect<A, never, R>, expected: A) =>
+  Effect.gen(function* () {
+    for (let attempt = 1; ; attempt++) {
+      const seen = yield* check
+      if (attempt === 100 || isDeepStrictEqual(seen, expected)) return expect(seen).toEqual(expected)
+      yield* realPause(30)
+    }
   })
 
 /** The balance must always be the ledger's sum. */
@@ -170,6 +202,52 @@ for (const backend of backends) {
         expect(yield* credits.releaseAbandoned).toBe(1)
         const states = new Map((yield* credits.usage(accountId)).map((u) => [u.id, u.state]))
         expect([states.get(lost), states.get(running)]).toEqual(["released", "reserved"])
+      }))
+
+    it.effect("a reservation whose answer is lost: a failure for the request, the credit given back", () =>
+      Effect.gen(function* () {
+        const { accountId, keyId } = yield* funded(1)
+        const { credits, lossy } = yield* lossyCredits
+        yield* lossy.loseAnswersTo("WITH held AS", "once")
+        const exit = yield* Effect.exit(credits.reserve(accountId, keyId))
+        expect([Exit.isFailure(exit) && Cause.isDie(exit.cause), yield* lossy.lost]).toEqual([true, 1])
+        const [usage] = yield* credits.usage(accountId)
+        yield* eventually(recordOf(accountId, usage?.id ?? ""), {
+          usage: { state: "released", status: 500, errorKind: "ReserveFailed" },
+          account: { credits: 1, reserved: 0 },
+          ledgerSum: 1
+        })
+      }))
+
+    it.effect("a settlement whose answer is lost is read back: charged once, and said so", () =>
+      Effect.gen(function* () {
+        const { accountId, keyId } = yield* funded(2)
+        const { credits, lossy } = yield* lossyCredits
+        const usageId = yield* credits.reserve(accountId, keyId)
+        yield* lossy.loseAnswersTo("WITH settled AS", "once")
+        expect((yield* withClockMoving(credits.settle(usageId, { status: 200, errorKind: null }))).charged).toBe(true)
+        expect([yield* lossy.lost, yield* recordOf(accountId, usageId)]).toEqual([1, {
+          usage: { state: "charged", status: 200, errorKind: null },
+          account: { credits: 1, reserved: 0 },
+          ledgerSum: 1
+        }])
+      }))
+
+    it.effect("a settlement whose ending cannot be learnt is decided as a release: the capture undone", () =>
+      Effect.gen(function* () {
+        const { accountId, keyId } = yield* funded(2)
+        const { credits, lossy } = yield* lossyCredits
+        const usageId = yield* credits.reserve(accountId, keyId)
+        yield* lossy.loseAnswersTo("WITH settled AS", "always")
+        expect(yield* withClockMoving(credits.settle(usageId, { status: 200, errorKind: null }))).toEqual({
+          charged: false,
+          creditsAfter: Option.none()
+        })
+        yield* eventually(recordOf(accountId, usageId), {
+          usage: { state: "released", status: 500, errorKind: "SettleFailed" },
+          account: { credits: 2, reserved: 0 },
+          ledgerSum: 2
+        })
       }))
 
     it.effect("reservations of a process that is gone are released; our own are kept", () =>
