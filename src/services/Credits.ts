@@ -21,10 +21,16 @@ export interface Outcome {
 /** Balances are PostgreSQL `integer`s. */
 const maxBalance = 2_147_483_647
 
+/** Whose request a reservation is for. */
+interface Owner {
+  readonly accountId: string
+  readonly keyId: string | null
+}
+
 /** `Effect.uninterruptibleMask`'s restore: where a reservation may be interrupted. */
 type Restore = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 
-/** How long a request waits for credits held by requests in flight (README, "Credits"). */
+/** How long a request waits for credits held by requests in flight (README, "Behaviour the spec leaves open"). */
 const holdWait = Duration.seconds(10)
 
 /** How often a waiting request looks again, besides when a request of this process settles. */
@@ -136,13 +142,14 @@ export class Credits extends Effect.Service<Credits>()("Credits", {
      * so that should it arrive late it conflicts and is rolled back. In a transaction whose first
      * statement waits for any statement still writing the row.
      */
-    const abandon = (usageId: string, outcome: Outcome, owner: { accountId: string; keyId: string | null }) =>
+    const abandon = (usageId: string, outcome: Outcome, owner: Option.Option<Owner>) =>
       Effect.gen(function* () {
         const at = yield* now
         const [row] = yield* sql<{ state: string }>`SELECT state FROM usage WHERE id = ${usageId} FOR UPDATE`
         if (row === undefined) {
+          if (Option.isNone(owner)) return
           yield* sql`INSERT INTO usage ${sql.insert({
-            id: usageId, accountId: owner.accountId, keyId: owner.keyId, instanceId: instance.id, createdAt: at,
+            id: usageId, accountId: owner.value.accountId, keyId: owner.value.keyId, instanceId: instance.id, createdAt: at,
             state: "released", status: outcome.status, errorKind: outcome.errorKind, settledAt: at
           })}`
         } else if (row.state === "reserved") {
@@ -162,7 +169,7 @@ export class Credits extends Effect.Service<Credits>()("Credits", {
      * Requests of this process from before their reservation until it is settled (or handed to
      * `abandonLater`): a hold of this process that is not here belongs to no request.
      */
-    const live = yield* Ref.make(HashMap.empty<string, { accountId: string; keyId: string | null }>())
+    const live = yield* Ref.make(HashMap.empty<string, Owner>())
     const forget = (usageId: string) => Ref.update(live, HashMap.remove(usageId))
 
     /**
@@ -174,8 +181,7 @@ export class Credits extends Effect.Service<Credits>()("Credits", {
       Effect.gen(function* () {
         const owner = HashMap.get(yield* Ref.get(live), usageId)
         yield* forget(usageId)
-        if (Option.isNone(owner)) return
-        const attempt = abandon(usageId, outcome, owner.value).pipe(
+        const attempt = abandon(usageId, outcome, owner).pipe(
           Effect.zipRight(Ref.update(unsettled, HashMap.remove(usageId)))
         )
         yield* Ref.update(unsettled, HashMap.set(usageId, attempt))
