@@ -70,8 +70,8 @@ const setUp = (credits: number) =>
   })
 
 /**
- * The reservation fails: the client gets a 500, and whatever the statement held comes back (today's
- * bug: the one credit stayed held for good, every later request told `no credit left`).
+ * The reservation fails: the client gets a 500, and whatever the statement held comes back (otherwise
+ * the one credit would stay held for good, every later request told `no credit left`).
  */
 const reservationFails = (fault: MakeFault) =>
   Effect.gen(function* () {
@@ -89,7 +89,7 @@ const reservationFails = (fault: MakeFault) =>
 
 /**
  * The settlement meets the fault once the model has answered: whatever the client is told, the
- * ledger says the same (today's bug: a 500 for a request that was charged).
+ * ledger says the same (not: a 500 for a request that was charged).
  */
 const settlementFaulted = (fault: MakeFault) =>
   Effect.gen(function* () {
