@@ -59,17 +59,26 @@ const withMigrations = <E, R>(
  */
 const queryTimeoutMs = 5_000
 
-const withQueryTimeout = (url: Redacted.Redacted) => {
+/**
+ * The server gives up on a statement before the client does (`statement_timeout`, a fifth earlier),
+ * so a statement the client has stopped waiting for cannot go on to commit once it has been
+ * answered with a 500 (README, "Credits and the database"). The operator's own value wins.
+ */
+const withTimeouts = (url: Redacted.Redacted) => {
   const value = Redacted.value(url)
   if (!URL.canParse(value)) return url
   const parsed = new URL(value)
   if (!parsed.searchParams.has("query_timeout")) parsed.searchParams.set("query_timeout", `${queryTimeoutMs}`)
+  const queryTimeout = Number(parsed.searchParams.get("query_timeout"))
+  if (!parsed.searchParams.has("statement_timeout") && Number.isSafeInteger(queryTimeout) && queryTimeout > 0) {
+    parsed.searchParams.set("statement_timeout", `${Math.ceil(queryTimeout * 0.8)}`)
+  }
   return Redacted.make(parsed.toString())
 }
 
 export const layerPostgres = (url: Redacted.Redacted) =>
   withMigrations(PgClient.layer({
-    url: withQueryTimeout(url),
+    url: withTimeouts(url),
     connectTimeout: "5 seconds",
     transformQueryNames: String.camelToSnake,
     transformResultNames: String.snakeToCamel

@@ -9,10 +9,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { Array as Arr, Effect, Fiber, Schedule } from "effect"
 import { postgresSkipReason, postgresUrl } from "../support/database.ts"
 import { customer, jpeg } from "../support/describe.ts"
-import { answerRequested, fakeOpenAi, type Reply } from "../support/fakeOpenAi.ts"
-import { type Answer, bookOf, describeAt, inStore, postgresStore, type Store, tokensAt, waitFor } from "../support/liveService.ts"
+import { type Answer, bookOf, describeAt, inStore, postgresStore, tokensAt, waitFor } from "../support/liveService.ts"
 import { startService } from "../support/process.ts"
-import { tcpProxy } from "../support/tcpProxy.ts"
+import { serviceBehindProxy } from "../support/proxiedService.ts"
 
 const timeout = 120_000
 
@@ -20,33 +19,6 @@ const internalError = { status: 500, body: { error: "Internal Server Error" } }
 const serverError = { status: 500, body: { error: "Server error" } }
 
 const answered = (answer: Answer) => ({ status: answer.status, body: answer.body })
-
-/** The service on `store`, its database reached through a proxy; a model whose answers wait for `gate`. */
-const serviceBehindProxy = (store: Store) =>
-  Effect.gen(function* () {
-    const direct = new URL(store.env.DATABASE_URL ?? "")
-    const proxy = yield* tcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) })
-    const viaProxy = new URL(direct)
-    viaProxy.port = String(proxy.port)
-    let gate: Promise<void> = Promise.resolve()
-    const gated: Reply = async (signal, body) => {
-      await gate
-      return answerRequested(signal, body)
-    }
-    const model = yield* fakeOpenAi([gated])
-    const service = yield* startService({ ...store.env, DATABASE_URL: viaProxy.toString(), OPENAI_BASE_URL: model.url })
-    return {
-      proxy,
-      model,
-      service,
-      /** Model answers wait until the returned function is called. */
-      holdAnswers: () => {
-        let open: () => void = () => {}
-        gate = new Promise<void>((resolve) => (open = resolve))
-        return open
-      }
-    }
-  })
 
 /** Once the database is back, the service answers `/api/tokens` again by itself. */
 const recovered = (url: string, token: string) =>

@@ -1,11 +1,13 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Effect, Fiber, Layer, Option, TestClock } from "effect"
+import { Cause, Clock, Effect, Exit, Fiber, Layer, Option, TestClock } from "effect"
+import { isDeepStrictEqual } from "node:util"
 import { Accounts } from "../../src/services/Accounts.ts"
 import { ApiKeys } from "../../src/services/ApiKeys.ts"
 import { Credits } from "../../src/services/Credits.ts"
 import { Instance } from "../../src/services/Instance.ts"
 import { backends, postgresSkipReason, postgresUrl } from "../support/database.ts"
+import { type LossyClient, lossyClient } from "../support/lossyClient.ts"
 import { servicesOn } from "../support/services.ts"
 
 /** An account holding `credits`, and one of its keys. */
@@ -18,6 +20,59 @@ const funded = (credits: number) =>
   })
 
 const balanceOf = (accountId: string) => Accounts.pipe(Effect.flatMap((a) => a.find(accountId)), Effect.map((a) => a.credits))
+
+/** Lets the real database answer (a test clock stands still meanwhile). */
+const realPause = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
+
+/** Runs `effect` while moving the test clock on a second at a time, until it ends. */
+const withClockMoving = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const fiber = yield* Effect.fork(effect)
+    while (Option.isNone(yield* Fiber.poll(fiber))) {
+      yield* TestClock.adjust("1 second")
+      yield* realPause(10)
+    }
+    return yield* Fiber.join(fiber)
+  })
+
+/** A second request, started while every credit is held: still waiting after a while. */
+const waitingBehindHolds = (accountId: string, keyId: string) =>
+  Effect.gen(function* () {
+    const waiting = yield* Effect.fork(Effect.flatMap(Credits, (c) => c.reserve(accountId, keyId)))
+    yield* realPause(300)
+    expect(Option.isNone(yield* Fiber.poll(waiting))).toBe(true)
+    return waiting
+  })
+
+/** Another `Credits` (as another process would run), whose database answers can be lost. */
+const lossyCredits = Effect.gen(function* () {
+  const lossy: LossyClient = yield* lossyClient
+  const credits = yield* Effect.provide(
+    Credits,
+    Credits.Default.pipe(Layer.provide(Instance.single), Layer.provide(Layer.succeed(SqlClient.SqlClient, lossy.sql)))
+  )
+  return { lossy, credits }
+})
+
+/** What the database holds of a request: its usage row and the account's book. */
+const recordOf = (accountId: string, usageId: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql<{ state: string; status: number | null; errorKind: string | null }>`SELECT state, status, error_kind
+      FROM usage WHERE id = ${usageId}`
+    const [account] = yield* sql<{ credits: number; reserved: number }>`SELECT credits, reserved FROM accounts WHERE id = ${accountId}`
+    return { usage: row, account, ledgerSum: yield* ledgerSum(accountId) }
+  }).pipe(Effect.orDie)
+
+/** Until the database holds `expected` (work done in the background), for a few seconds at most. */
+const eventually = <A, R>(check: Effect.Effect<A, never, R>, expected: A) =>
+  Effect.gen(function* () {
+    for (let attempt = 1; ; attempt++) {
+      const seen = yield* check
+      if (attempt === 100 || isDeepStrictEqual(seen, expected)) return expect(seen).toEqual(expected)
+      yield* realPause(30)
+    }
+  })
 
 /** The balance must always be the ledger's sum. */
 const ledgerSum = (accountId: string) =>
@@ -54,10 +109,12 @@ for (const backend of backends) {
         const { accountId, keyId } = yield* funded(2)
         const credits = yield* Credits
         const ok = yield* credits.reserve(accountId, keyId)
-        yield* credits.settle(ok, { status: 200, errorKind: null })
-        yield* credits.settle(ok, { status: 200, errorKind: null })
+        expect(yield* credits.settle(ok, { status: 200, errorKind: null })).toEqual({ charged: true, creditsAfter: Option.some(1) })
+        // Settling again (as after a lost answer) reads the ending back and changes nothing.
+        expect(yield* credits.settle(ok, { status: 200, errorKind: null })).toEqual({ charged: true, creditsAfter: Option.none() })
+        expect((yield* credits.settle(ok, { status: 500, errorKind: "Unexpected" })).charged).toBe(true)
         const failed = yield* credits.reserve(accountId, keyId)
-        yield* credits.settle(failed, { status: 500, errorKind: "GenerationFailed" })
+        expect((yield* credits.settle(failed, { status: 500, errorKind: "GenerationFailed" })).charged).toBe(false)
         expect(yield* balanceOf(accountId)).toBe(1)
         expect(yield* ledgerSum(accountId)).toBe(1)
         const ledger = yield* credits.ledger(accountId)
@@ -95,6 +152,104 @@ for (const backend of backends) {
         expect(yield* ledgerSum(accountId)).toBe(0)
       }))
 
+    it.effect("a request finding every credit held by requests in flight waits: a credit released is its", () =>
+      Effect.gen(function* () {
+        const { accountId, keyId } = yield* funded(1)
+        const credits = yield* Credits
+        const first = yield* credits.reserve(accountId, keyId)
+        const second = yield* waitingBehindHolds(accountId, keyId)
+        yield* credits.settle(first, { status: 500, errorKind: "GenerationFailed" })
+        const held = yield* Fiber.join(second)
+        expect(yield* credits.settle(held, { status: 200, errorKind: null })).toEqual({ charged: true, creditsAfter: Option.some(0) })
+        expect((yield* credits.usage(accountId)).map((u) => [u.state, u.status]).sort()).toEqual([["charged", 200], ["released", 500]])
+      }))
+
+    it.effect("a request finding every credit held waits: a capture that empties the balance refuses it", () =>
+      Effect.gen(function* () {
+        const { accountId, keyId } = yield* funded(1)
+        const credits = yield* Credits
+        const first = yield* credits.reserve(accountId, keyId)
+        const second = yield* waitingBehindHolds(accountId, keyId)
+        yield* credits.settle(first, { status: 200, errorKind: null })
+        expect((yield* Effect.flip(Fiber.join(second)))._tag).toBe("NoCreditLeft")
+        expect((yield* credits.usage(accountId)).map((u) => [u.state, u.status]).sort()).toEqual([["charged", 200], ["refused", 401]])
+      }))
+
+    it.effect("a request finding every credit held waits 10 s at most, then is refused", () =>
+      Effect.gen(function* () {
+        const { accountId, keyId } = yield* funded(1)
+        const credits = yield* Credits
+        yield* credits.reserve(accountId, keyId)
+        const started = yield* Clock.currentTimeMillis
+        expect((yield* Effect.flip(withClockMoving(credits.reserve(accountId, keyId))))._tag).toBe("NoCreditLeft")
+        expect((yield* Clock.currentTimeMillis) - started).toBeGreaterThanOrEqual(10_000)
+        expect(yield* balanceOf(accountId)).toBe(1)
+      }))
+
+    it.effect("the sweep releases a hold of this process whose request is over", () =>
+      Effect.gen(function* () {
+        const { accountId, keyId } = yield* funded(2)
+        const sql = yield* SqlClient.SqlClient
+        const instance = yield* Instance
+        // As a reservation whose answer was lost leaves it: held, by this process, for no request.
+        const lost = crypto.randomUUID()
+        yield* sql`UPDATE accounts SET reserved = reserved + 1 WHERE id = ${accountId}`
+        yield* sql`INSERT INTO usage ${sql.insert({
+          id: lost, accountId, keyId, instanceId: instance.id, createdAt: new Date(), state: "reserved"
+        })}`
+        const credits = yield* Credits
+        const running = yield* credits.reserve(accountId, keyId)
+        expect(yield* credits.releaseAbandoned).toBe(1)
+        const states = new Map((yield* credits.usage(accountId)).map((u) => [u.id, u.state]))
+        expect([states.get(lost), states.get(running)]).toEqual(["released", "reserved"])
+      }))
+
+    it.effect("a reservation whose answer is lost: a failure for the request, the credit given back", () =>
+      Effect.gen(function* () {
+        const { accountId, keyId } = yield* funded(1)
+        const { credits, lossy } = yield* lossyCredits
+        yield* lossy.loseAnswersTo("WITH held AS", "once")
+        const exit = yield* Effect.exit(credits.reserve(accountId, keyId))
+        expect([Exit.isFailure(exit) && Cause.isDie(exit.cause), yield* lossy.lost]).toEqual([true, 1])
+        const [usage] = yield* credits.usage(accountId)
+        yield* eventually(recordOf(accountId, usage?.id ?? ""), {
+          usage: { state: "released", status: 500, errorKind: "ReserveFailed" },
+          account: { credits: 1, reserved: 0 },
+          ledgerSum: 1
+        })
+      }))
+
+    it.effect("a settlement whose answer is lost is read back: charged once, and said so", () =>
+      Effect.gen(function* () {
+        const { accountId, keyId } = yield* funded(2)
+        const { credits, lossy } = yield* lossyCredits
+        const usageId = yield* credits.reserve(accountId, keyId)
+        yield* lossy.loseAnswersTo("WITH settled AS", "once")
+        expect((yield* withClockMoving(credits.settle(usageId, { status: 200, errorKind: null }))).charged).toBe(true)
+        expect([yield* lossy.lost, yield* recordOf(accountId, usageId)]).toEqual([1, {
+          usage: { state: "charged", status: 200, errorKind: null },
+          account: { credits: 1, reserved: 0 },
+          ledgerSum: 1
+        }])
+      }))
+
+    it.effect("a settlement whose ending cannot be learnt is decided as a release: the capture undone", () =>
+      Effect.gen(function* () {
+        const { accountId, keyId } = yield* funded(2)
+        const { credits, lossy } = yield* lossyCredits
+        const usageId = yield* credits.reserve(accountId, keyId)
+        yield* lossy.loseAnswersTo("WITH settled AS", "always")
+        expect(yield* withClockMoving(credits.settle(usageId, { status: 200, errorKind: null }))).toEqual({
+          charged: false,
+          creditsAfter: Option.none()
+        })
+        yield* eventually(recordOf(accountId, usageId), {
+          usage: { state: "released", status: 500, errorKind: "SettleFailed" },
+          account: { credits: 2, reserved: 0 },
+          ledgerSum: 2
+        })
+      }))
+
     it.effect("reservations of a process that is gone are released; our own are kept", () =>
       Effect.gen(function* () {
         const { accountId, keyId } = yield* funded(3)
@@ -107,12 +262,7 @@ for (const backend of backends) {
         const mine = yield* credits.reserve(accountId, keyId)
         // A free lock is looked at twice, 3 s apart, before its process is taken for gone: move the
         // test clock on while the sweep (which also waits on the real database) runs.
-        const sweeping = yield* Effect.fork(credits.releaseAbandoned)
-        while (Option.isNone(yield* Fiber.poll(sweeping))) {
-          yield* TestClock.adjust("1 second")
-          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
-        }
-        expect(yield* Fiber.join(sweeping)).toBe(1)
+        expect(yield* withClockMoving(credits.releaseAbandoned)).toBe(1)
         const states = new Map((yield* credits.usage(accountId)).map((u) => [u.id, u.state]))
         expect([states.get(orphan), states.get(mine)]).toEqual(["released", "reserved"])
         yield* credits.settle(mine, { status: 200, errorKind: null })

@@ -4,7 +4,10 @@
  * - `stop`: as if the server went down: open connections are reset, new ones refused;
  * - `blackhole`: as if the network dropped every packet: connections are accepted and bytes are
  *   taken, but nothing is delivered either way;
- * - `restore`: the path is back; a blackhole delivers what it held, as retransmission would.
+ * - `restore`: the path is back; a blackhole delivers what it held, as retransmission would;
+ * - `cutAnswerTo(marker)`: the next statement whose text holds `marker` reaches the server, but its
+ *   answer does not come back: the connection is cut when the answer arrives (after the server
+ *   has committed: PostgreSQL sends an extended-protocol answer at its Sync, once committed).
  */
 import { Effect } from "effect"
 import * as net from "node:net"
@@ -14,6 +17,9 @@ export interface TcpProxy {
   readonly stop: Effect.Effect<void>
   readonly blackhole: Effect.Effect<void>
   readonly restore: Effect.Effect<void>
+  readonly cutAnswerTo: (marker: string) => Effect.Effect<void>
+  /** How many answers `cutAnswerTo` has cut so far. */
+  readonly answersCut: Effect.Effect<number>
 }
 
 type State = "open" | "stopped" | "blackhole"
@@ -23,6 +29,8 @@ interface Link {
   readonly client: net.Socket
   upstream: net.Socket | undefined
   readonly held: { toUpstream: Array<Buffer>; toClient: Array<Buffer> }
+  /** The statement just sent is the one whose answer is to be cut. */
+  cutAnswer: boolean
 }
 
 export const tcpProxy = (target: { readonly host: string; readonly port: number }) =>
@@ -30,6 +38,8 @@ export const tcpProxy = (target: { readonly host: string; readonly port: number 
     Effect.async<{ readonly proxy: TcpProxy; readonly close: () => Promise<void> }>((resume) => {
       let state: State = "open"
       const links = new Set<Link>()
+      let cutMarker: string | undefined
+      let cuts = 0
 
       const drop = (link: Link) => {
         links.delete(link)
@@ -41,6 +51,10 @@ export const tcpProxy = (target: { readonly host: string; readonly port: number 
         const upstream = net.connect({ host: target.host, port: target.port })
         link.upstream = upstream
         upstream.on("data", (data: Buffer) => {
+          if (link.cutAnswer) {
+            cuts += 1
+            return drop(link)
+          }
           if (state === "open") link.client.write(data)
           else link.held.toClient.push(data)
         })
@@ -51,9 +65,13 @@ export const tcpProxy = (target: { readonly host: string; readonly port: number 
 
       const server = net.createServer((client) => {
         if (state === "stopped") return client.resetAndDestroy()
-        const link: Link = { client, upstream: undefined, held: { toUpstream: [], toClient: [] } }
+        const link: Link = { client, upstream: undefined, held: { toUpstream: [], toClient: [] }, cutAnswer: false }
         links.add(link)
         client.on("data", (data: Buffer) => {
+          if (cutMarker !== undefined && data.includes(cutMarker)) {
+            cutMarker = undefined
+            link.cutAnswer = true
+          }
           if (state === "open" && link.upstream !== undefined) link.upstream.write(data)
           else link.held.toUpstream.push(data)
         })
@@ -86,6 +104,11 @@ export const tcpProxy = (target: { readonly host: string; readonly port: number 
           blackhole: Effect.sync(() => {
             state = "blackhole"
           }),
+          cutAnswerTo: (marker) =>
+            Effect.sync(() => {
+              cutMarker = marker
+            }),
+          answersCut: Effect.sync(() => cuts),
           restore: Effect.promise(async () => {
             const previous = state
             state = "open"

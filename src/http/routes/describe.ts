@@ -226,14 +226,12 @@ export const describeCharged = (
   adapt: (form: DescribeForm) => DescribeForm = (form) => form
 ) =>
   Effect.flatMap(Credits, (credits) =>
-    Effect.acquireUseRelease(
-      credits.reserve(accountId, keyId),
-      () => describeUpload(request, adapt),
-      (usageId, exit) =>
-        credits.settle(usageId, outcomeOf(exit)).pipe(
-          Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: (creditsAfter) => note({ creditsAfter }) }))
-        )
-    ))
+    credits.withCredit({
+      accountId,
+      keyId,
+      outcome: outcomeOf,
+      onSettled: (creditsAfter) => note({ creditsAfter })
+    }, describeUpload(request, adapt)))
 
 export const describe = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
