@@ -11,7 +11,9 @@ import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/ch
 import sharp from "sharp"
 import type { DescribeRequest, DescribeResult, PreparedImage, SchemaFields } from "../domain/describe.ts"
 import { AnswerTooLong, GenerationFailed } from "../domain/errors.ts"
+import { exceedsAnswerBudget } from "../domain/answerBudget.ts"
 import { answerJsonSchema, answerSchemaName, decodeAnswer, promptText } from "../domain/prompt.ts"
+import { cappedFetch, ReplyTooLarge } from "./cappedFetch.ts"
 import { Describer, type DescriberShape } from "./Describer.ts"
 
 // ---- Configuration
@@ -111,19 +113,30 @@ const encodeJpeg = (image: PreparedImage) =>
 
 // ---- One model call
 
+/**
+ * The most of a reply read from the endpoint. §2.2's 1,500 words are about 10 KB of English, some
+ * 60 KB in a script whose every character the endpoint escapes as `\uXXXX`; the rest of the reply
+ * is a few hundred bytes, or some tens of KB of reasoning text on servers that return it. Past the
+ * cap the answer is too long (§4.1 check 7); an endpoint's error body is cut there too.
+ */
+const maxReplyBytes = 512 * 1024
+
+
 /** Time-out, network error, 429 or 5xx: worth another attempt. */
 class Transient extends Data.TaggedError("Transient") {}
 /** Any other 4xx (bad key, unknown model, unsupported parameter): retrying cannot help. */
 class Rejected extends Data.TaggedError("Rejected") {}
 /** An answer we cannot use: broken JSON, wrong keys, non-string values, or a refusal. */
 class BadAnswer extends Data.TaggedError("BadAnswer")<{ readonly reason: "invalid-answer" | "refusal" }> {}
-/** `finish_reason: "length"`: the answer hit the output budget. */
+/** The answer hit the output budget: `finish_reason: "length"`, over §2.2's words, or over the byte cap. */
 class TooLong extends Data.TaggedError("TooLong") {}
 
 type CallFailure = Transient | Rejected | BadAnswer | TooLong
 
-const classify = (error: unknown): Transient | Rejected =>
-  error instanceof APIError && (error.status === undefined || error.status === 429 || error.status >= 500)
+const classify = (error: unknown): Transient | Rejected | TooLong =>
+  error instanceof ReplyTooLarge
+    ? new TooLong()
+    : error instanceof APIError && (error.status === undefined || error.status === 429 || error.status >= 500)
     ? new Transient() // no status: a connection error or time-out
     : new Rejected()
 
@@ -196,7 +209,10 @@ const requestCompletion = (
     })
   })
 
-/** Length first (a cut-off answer is never usable), then refusal, then the fields (§2.1). */
+/**
+ * Length first (a cut-off answer is never usable), then refusal, then the fields (§2.1), then the
+ * words (§2.2): the endpoint's `finish_reason` is not trusted to have kept to the budget.
+ */
 const readAnswer = (fields: SchemaFields, completion: Completion): Effect.Effect<DescribeResult, BadAnswer | TooLong> => {
   const choice = completion.choices[0]
   if (choice?.finish_reason === "length") return Effect.fail(new TooLong())
@@ -206,7 +222,7 @@ const readAnswer = (fields: SchemaFields, completion: Completion): Effect.Effect
     : Either.mapLeft(decodeAnswer(fields, choice?.message.content ?? ""), () => new BadAnswer({ reason: "invalid-answer" }))
   return Effect.tapError(answer, (failure) =>
     Effect.logWarning("model answer rejected").pipe(Effect.annotateLogs({ reason: failure.reason }))
-  )
+  ).pipe(Effect.filterOrFail((result) => !exceedsAnswerBudget(Object.values(result)), () => new TooLong()))
 }
 
 // ---- The describer
@@ -245,7 +261,8 @@ export const make = (settings: OpenAiConfig): DescriberShape => {
     organization: null,
     project: null,
     // Failures are logged through Effect with annotations, not by the client on the console.
-    logLevel: "off"
+    logLevel: "off",
+    fetch: cappedFetch(maxReplyBytes)
   })
 
   const body = (request: DescribeRequest, imageDataUrl: string): ChatCompletionCreateParamsNonStreaming => ({
