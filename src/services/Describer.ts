@@ -11,7 +11,9 @@ import type { DescriberError } from "../domain/errors.ts"
 export type Generation = Effect.Effect<DescribeResult, DescriberError>
 
 export interface DescriberShape {
-  /** Human-readable name printed at start-up, e.g. `offline` or `openai-compatible (gpt-4o-mini)`. */
+  /** The sort of describer, e.g. `offline` or `openai-compatible`: nothing of its settings, so `/readyz` shows it to anyone. */
+  readonly kind: string
+  /** For the operator, printed at start-up: the kind and its settings, e.g. `openai-compatible (gpt-4o-mini at https://api.openai.com/v1)`. */
   readonly name: string
   /**
    * The describer's work on the pixels (the model's JPEG, the offline describer's facts), giving
@@ -27,8 +29,14 @@ export interface DescriberShape {
 }
 
 export class Describer extends Context.Tag("Describer")<Describer, DescriberShape>() {
-  static make = (name: string, start: DescriberShape["start"]): DescriberShape =>
-    Describer.of({ name, start, describe: (request) => Effect.flatten(start(request)) })
+  /** `settings` (a model, an endpoint) go into the name only. */
+  static make = (kind: string, start: DescriberShape["start"], settings?: string): DescriberShape =>
+    Describer.of({
+      kind,
+      name: settings === undefined ? kind : `${kind} (${settings})`,
+      start,
+      describe: (request) => Effect.flatten(start(request))
+    })
 
   /**
    * Test layer: each call runs `answer` with the request as the generation, so a test scripts

@@ -71,10 +71,10 @@ export const isConfigured: Config.Config<boolean> = Config.map(
   ([key, url]) => Option.isSome(key) || Option.isSome(url)
 )
 
-/** `openai-compatible (gpt-4o-mini at https://api.openai.com/v1)`: no credentials, no query. */
-export const displayName = (settings: OpenAiConfig): string => {
+/** `gpt-4o-mini at https://api.openai.com/v1`: no credentials, no query. */
+const endpointOf = (settings: OpenAiConfig): string => {
   const url = new URL(settings.baseUrl)
-  return `openai-compatible (${settings.model} at ${url.origin}${url.pathname.replace(/\/$/, "")})`
+  return `${settings.model} at ${url.origin}${url.pathname.replace(/\/$/, "")}`
 }
 
 // ---- The image
@@ -314,12 +314,12 @@ export const make = (settings: OpenAiConfig): DescriberShape => {
     )
   }
 
-  return Describer.make(displayName(settings), (request) =>
+  return Describer.make("openai-compatible", (request) =>
     Effect.gen(function* () {
       const jpeg = yield* encodeJpeg(request.image)
       yield* Metric.incrementBy(imageBytesToModel, jpeg.byteLength)
       return generation(body(request, `data:image/jpeg;base64,${jpeg.toString("base64")}`), request.fields, jpeg.byteLength)
-    }).pipe(Effect.withSpan("OpenAiDescriber.encode")))
+    }).pipe(Effect.withSpan("OpenAiDescriber.encode")), endpointOf(settings))
 }
 
 export const layer: Layer.Layer<Describer, ConfigError> = Layer.effect(Describer, Effect.map(config, make))
