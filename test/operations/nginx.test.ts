@@ -1,16 +1,30 @@
 /**
  * deploy/nginx.conf keeps `/metrics` off the public proxy under every spelling the service's router
- * takes for it. nginx is not run here: the test reads the rule and applies it as nginx does, to the
- * path decoded, dot segments resolved and slashes merged, case ignored for `~*`.
+ * takes for it. First the rule, read and applied as nginx does (to the path decoded, dot segments
+ * resolved and slashes merged, case ignored for `~*`); then Debian's nginx itself, run on loopback
+ * with the file in front of the app, when it is installed (`.ci/run` installs it).
  */
-import { describe, expect, it } from "@effect/vitest"
-import { readFileSync } from "node:fs"
+import { describe, expect, it, layer } from "@effect/vitest"
+import { Effect, Schedule } from "effect"
+import { spawn } from "node:child_process"
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { pglite } from "../support/database.ts"
+import { serverPort } from "../support/describe.ts"
 import { metricsSpellings } from "../support/metricsPaths.ts"
+import { requestHead, sendRaw } from "../support/rawHttp.ts"
+import { serverWith } from "../support/server.ts"
+import { servicesOn } from "../support/services.ts"
 
 const conf = readFileSync(new URL("../../deploy/nginx.conf", import.meta.url), "utf8")
 
-/** The regex locations answering 404, as JavaScript regexes (the ones used are PCRE and JS alike). */
-const blocked = [...conf.matchAll(/location\s+(~\*?)\s+(\S+)\s*\{\s*return\s+404;\s*\}/g)].map(
+/**
+ * The regex locations answering 404, as JavaScript regexes (the ones used are PCRE and JS alike).
+ * Quoted: unquoted, nginx would end the directive at the regex's `;`.
+ */
+const blocked = [...conf.matchAll(/location\s+(~\*?)\s+"([^"]+)"\s*\{\s*return\s+404;\s*\}/g)].map(
   ([, modifier, pattern]) => new RegExp(pattern ?? "", modifier === "~*" ? "i" : "")
 )
 
@@ -43,4 +57,71 @@ describe("deploy/nginx.conf", () => {
       expect([path, refused(path)]).toEqual([path, false])
     }
   })
+})
+
+// ---- Debian's nginx in front of the app
+
+const nginxPath = "/usr/sbin/nginx"
+const nginxMissing = !existsSync(nginxPath)
+
+/** A port free a moment ago, for nginx to listen on. */
+const freePort = Effect.async<number>((resume) => {
+  const probe = createServer().listen(0, "127.0.0.1", () => {
+    const address = probe.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    probe.close(() => resume(Effect.succeed(port)))
+  })
+})
+
+/**
+ * deploy/nginx.conf as it stands, with only what ties it to compose changed: it listens on a
+ * loopback port and proxies to the app's port (no Docker DNS). Runs in the foreground; stopped
+ * with the scope. The port it listens on.
+ */
+const nginxInFrontOf = (appPort: number) =>
+  Effect.gen(function* () {
+    const port = yield* freePort
+    const dir = mkdtempSync(join(tmpdir(), "nginx-test-"))
+    for (const temp of ["body", "proxy"]) mkdirSync(join(dir, temp))
+    const site = conf
+      .replace(/^resolver .*$/m, "")
+      .replace("server app:3000;", `server 127.0.0.1:${appPort};`)
+      .replace("listen 80;", `listen 127.0.0.1:${port};`)
+    writeFileSync(join(dir, "site.conf"), site)
+    writeFileSync(join(dir, "nginx.conf"), [
+      "daemon off;", "master_process off;", `pid ${dir}/nginx.pid;`, `error_log ${dir}/error.log;`, "events {}",
+      "http {", "access_log off;", `client_body_temp_path ${dir}/body;`, `proxy_temp_path ${dir}/proxy;`,
+      `fastcgi_temp_path ${dir}/proxy;`, `uwsgi_temp_path ${dir}/proxy;`, `scgi_temp_path ${dir}/proxy;`,
+      `include ${dir}/site.conf;`, "}"
+    ].join("\n"))
+    yield* Effect.acquireRelease(
+      Effect.sync(() => spawn(nginxPath, ["-p", dir, "-e", `${dir}/error.log`, "-c", `${dir}/nginx.conf`], { stdio: "ignore" })),
+      (child) => Effect.sync(() => {
+        child.kill()
+        rmSync(dir, { recursive: true, force: true })
+      })
+    )
+    // Up once it answers through to the app.
+    yield* get(port, "/healthz").pipe(
+      Effect.filterOrFail((response) => response.status === 200),
+      Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("5 seconds")))
+    )
+    return port
+  })
+
+const get = (port: number, path: string) => sendRaw({ port, head: requestHead("GET", path, { connection: "close" }) })
+
+layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("deploy/nginx.conf in Debian's nginx", (it) => {
+  it.scoped.skipIf(nginxMissing)(`nginx refuses every spelling of /metrics itself, and passes the rest (needs ${nginxPath}; skipped without it)`, () =>
+    Effect.gen(function* () {
+      const port = yield* nginxInFrontOf(yield* serverPort)
+      for (const path of metricsSpellings) {
+        const response = yield* get(port, path)
+        // nginx's own page, not the app's JSON: the request never reached the app.
+        expect([path, response.status, response.body.includes("<center>nginx")]).toEqual([path, 404, true])
+      }
+      const passed = yield* get(port, "/metricsboard")
+      expect([passed.status, passed.body]).toEqual([404, JSON.stringify({ error: "Not found" })])
+      expect((yield* get(port, "/readyz")).status).toBe(200)
+    }))
 })
