@@ -121,7 +121,6 @@ const encodeJpeg = (image: PreparedImage) =>
  */
 const maxReplyBytes = 512 * 1024
 
-
 /** Time-out, network error, 429 or 5xx: worth another attempt. */
 class Transient extends Data.TaggedError("Transient") {}
 /** Any other 4xx (bad key, unknown model, unsupported parameter): retrying cannot help. */

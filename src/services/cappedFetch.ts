@@ -28,7 +28,7 @@ const capped = (body: ReadableStream<Uint8Array>, maxBytes: number): ReadableStr
       },
       cancel: (reason) => reader.cancel(reason)
     },
-    // Nothing read ahead of the reader: the count is what was asked for.
+    // No read-ahead: a byte is read from the endpoint only when the client asks for it.
     { highWaterMark: 0 }
   )
 }
