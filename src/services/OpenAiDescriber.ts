@@ -11,8 +11,10 @@ import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/ch
 import sharp from "sharp"
 import type { DescribeRequest, DescribeResult, PreparedImage, SchemaFields } from "../domain/describe.ts"
 import { AnswerTooLong, GenerationFailed } from "../domain/errors.ts"
+import { exceedsAnswerBudget } from "../domain/answerBudget.ts"
 import { languageTag, loadLanguageNames } from "../domain/languageTag.ts"
 import { answerJsonSchema, answerSchemaName, decodeAnswer, promptText } from "../domain/prompt.ts"
+import { cappedFetch, ReplyTooLarge } from "./cappedFetch.ts"
 import { Describer, type DescriberShape } from "./Describer.ts"
 
 // ---- Configuration
@@ -70,10 +72,10 @@ export const isConfigured: Config.Config<boolean> = Config.map(
   ([key, url]) => Option.isSome(key) || Option.isSome(url)
 )
 
-/** `openai-compatible (gpt-4o-mini at https://api.openai.com/v1)`: no credentials, no query. */
-export const displayName = (settings: OpenAiConfig): string => {
+/** `gpt-4o-mini at https://api.openai.com/v1`: no credentials, no query. */
+const endpointOf = (settings: OpenAiConfig): string => {
   const url = new URL(settings.baseUrl)
-  return `openai-compatible (${settings.model} at ${url.origin}${url.pathname.replace(/\/$/, "")})`
+  return `${settings.model} at ${url.origin}${url.pathname.replace(/\/$/, "")}`
 }
 
 // ---- The image
@@ -112,19 +114,29 @@ const encodeJpeg = (image: PreparedImage) =>
 
 // ---- One model call
 
+/**
+ * The most of a reply read from the endpoint. §2.2's 1,500 words are about 10 KB of English, some
+ * 60 KB in a script whose every character the endpoint escapes as `\uXXXX`; the rest of the reply
+ * is a few hundred bytes, or some tens of KB of reasoning text on servers that return it. Past the
+ * cap the answer is too long (§4.1 check 7); an endpoint's error body is cut there too.
+ */
+const maxReplyBytes = 512 * 1024
+
 /** Time-out, network error, 429 or 5xx: worth another attempt. */
 class Transient extends Data.TaggedError("Transient") {}
 /** Any other 4xx (bad key, unknown model, unsupported parameter): retrying cannot help. */
 class Rejected extends Data.TaggedError("Rejected") {}
 /** An answer we cannot use: broken JSON, wrong keys, non-string values, or a refusal. */
 class BadAnswer extends Data.TaggedError("BadAnswer")<{ readonly reason: "invalid-answer" | "refusal" }> {}
-/** `finish_reason: "length"`: the answer hit the output budget. */
+/** The answer hit the output budget: `finish_reason: "length"`, over §2.2's words, or over the byte cap. */
 class TooLong extends Data.TaggedError("TooLong") {}
 
 type CallFailure = Transient | Rejected | BadAnswer | TooLong
 
-const classify = (error: unknown): Transient | Rejected =>
-  error instanceof APIError && (error.status === undefined || error.status === 429 || error.status >= 500)
+const classify = (error: unknown): Transient | Rejected | TooLong =>
+  error instanceof ReplyTooLarge
+    ? new TooLong()
+    : error instanceof APIError && (error.status === undefined || error.status === 429 || error.status >= 500)
     ? new Transient() // no status: a connection error or time-out
     : new Rejected()
 
@@ -197,7 +209,10 @@ const requestCompletion = (
     })
   })
 
-/** Length first (a cut-off answer is never usable), then refusal, then the fields (§2.1). */
+/**
+ * Length first (a cut-off answer is never usable), then refusal, then the fields (§2.1), then the
+ * words (§2.2): the endpoint's `finish_reason` is not trusted to have kept to the budget.
+ */
 const readAnswer = (fields: SchemaFields, completion: Completion): Effect.Effect<DescribeResult, BadAnswer | TooLong> => {
   const choice = completion.choices[0]
   if (choice?.finish_reason === "length") return Effect.fail(new TooLong())
@@ -207,7 +222,7 @@ const readAnswer = (fields: SchemaFields, completion: Completion): Effect.Effect
     : Either.mapLeft(decodeAnswer(fields, choice?.message.content ?? ""), () => new BadAnswer({ reason: "invalid-answer" }))
   return Effect.tapError(answer, (failure) =>
     Effect.logWarning("model answer rejected").pipe(Effect.annotateLogs({ reason: failure.reason }))
-  )
+  ).pipe(Effect.filterOrFail((result) => !exceedsAnswerBudget(Object.values(result)), () => new TooLong()))
 }
 
 // ---- The describer
@@ -247,7 +262,8 @@ export const make = (settings: OpenAiConfig): DescriberShape => {
     organization: null,
     project: null,
     // Failures are logged through Effect with annotations, not by the client on the console.
-    logLevel: "off"
+    logLevel: "off",
+    fetch: cappedFetch(maxReplyBytes)
   })
 
   const body = (request: DescribeRequest, imageDataUrl: string): ChatCompletionCreateParamsNonStreaming => ({
@@ -299,7 +315,7 @@ export const make = (settings: OpenAiConfig): DescriberShape => {
     )
   }
 
-  return Describer.make(displayName(settings), (request) =>
+  return Describer.make(`openai-compatible (${endpointOf(settings)})`, (request) =>
     Effect.gen(function* () {
       const jpeg = yield* encodeJpeg(request.image)
       yield* Metric.incrementBy(imageBytesToModel, jpeg.byteLength)

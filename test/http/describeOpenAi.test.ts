@@ -4,6 +4,7 @@
  * PGlite database holding the balances. Each scripted behaviour of the endpoint is checked by
  * what the client gets, what the balance becomes, and how the usage row is settled.
  */
+import { HttpClient } from "@effect/platform"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Context, Duration, Effect, Fiber, Layer } from "effect"
 import sharp from "sharp"
@@ -27,11 +28,12 @@ import {
   refusal,
   type Reply,
   sentRequest,
-  status
+  status,
+  streamedAnswer
 } from "../support/fakeOpenAi.ts"
 import { multipartBody, multipartContentType } from "../support/multipartBody.ts"
 import { requestHead, sendRaw } from "../support/rawHttp.ts"
-import { serverWith } from "../support/server.ts"
+import { seen, serverWith } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
 
 const apiKey = "sk-http-test-0123456789"
@@ -82,6 +84,13 @@ layer(app, { excludeTestServices: true })("POST /api/describe through an OpenAI-
     Effect.gen(function* () {
       const model = yield* Model
       expect((yield* Describer).name).toBe(`openai-compatible (gpt-4o-mini at ${model.url})`)
+    }))
+
+  it.effect("/readyz names the kind of describer, never its endpoint or model", () =>
+    Effect.gen(function* () {
+      const response = yield* HttpClient.HttpClient.pipe(Effect.flatMap((client) => client.get("/readyz")), Effect.flatMap(seen), Effect.orDie)
+      expect(response.body).toMatchObject({ status: "ready", describer: "openai-compatible" })
+      expect(JSON.stringify(response.body)).not.toMatch(/127\.0\.0\.1|http|gpt/)
     }))
 
   it.effect("200 with the model's values trimmed and alt_text; one request; exactly one credit", () =>
@@ -176,7 +185,9 @@ layer(app, { excludeTestServices: true })("POST /api/describe through an OpenAI-
     { name: "wrong keys twice", replies: [json({ title: "a", alt: "b", caption: "c" })], response: internalError, errorKind: "GenerationFailed", calls: 2 },
     { name: "a non-string value twice", replies: [json({ ...goodAnswer, title: 42 })], response: internalError, errorKind: "GenerationFailed", calls: 2 },
     { name: "a refusal twice", replies: [refusal], response: internalError, errorKind: "GenerationFailed", calls: 2 },
-    { name: 'finish_reason "length"', replies: [answer('{"title": "Red squ', "length")], response: tooLong, errorKind: "AnswerTooLong", calls: 1 }
+    { name: 'finish_reason "length"', replies: [answer('{"title": "Red squ', "length")], response: tooLong, errorKind: "AnswerTooLong", calls: 1 },
+    { name: 'over 1,500 words with finish_reason "stop"', replies: [json({ ...goodAnswer, caption: "word ".repeat(1500) })], response: tooLong, errorKind: "AnswerTooLong", calls: 1 },
+    { name: "a reply of 4 MB, read no further than 512 KiB", replies: [streamedAnswer(4 * 1024 * 1024).reply], response: tooLong, errorKind: "AnswerTooLong", calls: 1 }
   ]
   for (const { calls, errorKind, name, replies, response } of cases) {
     const charged = response.status === 200

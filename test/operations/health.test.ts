@@ -2,7 +2,9 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Effect, Option, Redacted } from "effect"
 import { pglite, pgliteWith } from "../support/database.ts"
-import { customer, jpeg, postDescribe } from "../support/describe.ts"
+import { customer, jpeg, postDescribe, serverPort } from "../support/describe.ts"
+import { metricsSpellings } from "../support/metricsPaths.ts"
+import { requestHead, sendRaw } from "../support/rawHttp.ts"
 import { getTokens, seen, serverWith } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
 
@@ -43,11 +45,40 @@ layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("health and
     }))
 })
 
+/** What the router does with `path`, sent byte for byte (an HTTP client would tidy it): the status. */
+const rawGet = (path: string, headers: Readonly<Record<string, string>> = {}) =>
+  Effect.flatMap(serverPort, (port) => sendRaw({ port, head: requestHead("GET", path, { connection: "close", ...headers }) })).pipe(
+    Effect.map((response) => response.status),
+    Effect.orDie
+  )
+
+layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("/metrics without METRICS_TOKEN", (it) => {
+  it.effect("every spelling the router takes for /metrics has the same guard: open to loopback", () =>
+    Effect.gen(function* () {
+      for (const path of metricsSpellings) expect([path, yield* rawGet(path)]).toEqual([path, 200])
+      expect(yield* rawGet("/metricsx")).toBe(404)
+    }))
+
+  it.effect("a proxied request (X-Forwarded-For or Forwarded) is never taken for loopback, under any spelling", () =>
+    Effect.gen(function* () {
+      for (const path of metricsSpellings) {
+        expect([path, yield* rawGet(path, { "x-forwarded-for": "203.0.113.7" })]).toEqual([path, 401])
+        expect([path, yield* rawGet(path, { "x-forwarded-for": "127.0.0.1" })]).toEqual([path, 401])
+        expect([path, yield* rawGet(path, { forwarded: "for=203.0.113.7" })]).toEqual([path, 401])
+      }
+    }))
+})
+
 describe("/metrics with METRICS_TOKEN", () => {
   it.live("refuses a scraper without the token, even on loopback", () =>
     Effect.gen(function* () {
       expect((yield* get("/metrics")).status).toBe(401)
       expect((yield* get("/metrics", "wrong")).status).toBe(401)
       expect((yield* get("/metrics", "scrape-secret")).status).toBe(200)
+      // The same guard under every spelling, proxied or not.
+      for (const path of metricsSpellings) {
+        expect([path, yield* rawGet(path)]).toEqual([path, 401])
+        expect([path, yield* rawGet(path, { authorization: "Bearer scrape-secret", "x-forwarded-for": "203.0.113.7" })]).toEqual([path, 200])
+      }
     }).pipe(Effect.provide(serverWith(servicesOn(pgliteWith({ metricsToken: Option.some(Redacted.make("scrape-secret")) }))))))
 })

@@ -25,7 +25,8 @@ import {
   refusal,
   type Reply,
   sentRequest,
-  status
+  status,
+  streamedAnswer
 } from "../support/fakeOpenAi.ts"
 
 // ---- The fake endpoint
@@ -337,6 +338,58 @@ describe("OpenAiDescriber answers", () => {
       })
     )
   )
+
+  /** `count` words over the three default fields, in `goodAnswer`'s keys. */
+  const answerOfWords = (count: number) => {
+    const words = Array.from({ length: count }, (_, i) => `word${i}`)
+    const third = Math.ceil(count / 3)
+    return {
+      title: words.slice(0, third).join(" "),
+      alternativeText: words.slice(third, 2 * third).join(" "),
+      caption: words.slice(2 * third).join(" ")
+    }
+  }
+
+  it.effect("holds the answer to 1,500 words for all fields even when finish_reason is stop (§2.2): AnswerTooLong, not retried", () =>
+    withFakeModel([json(answerOfWords(1501))], {}, (describer, model) =>
+      Effect.gen(function* () {
+        expect(yield* Effect.flip(describer.describe(request))).toBeInstanceOf(AnswerTooLong)
+        expect(model.received).toHaveLength(1)
+      })
+    )
+  )
+
+  it.effect("takes an answer of exactly 1,500 words", () =>
+    withFakeModel([json(answerOfWords(1500))], {}, (describer) =>
+      Effect.map(describer.describe(request), (result) => assert.deepStrictEqual(result, answerOfWords(1500)))
+    )
+  )
+
+  it.effect("reads a reply of 400 KB whole: the byte cap leaves room for any answer within the budget", () => {
+    const large = streamedAnswer(400 * 1024)
+    return withFakeModel([large.reply], {}, (describer) =>
+      Effect.map(describer.describe(request), (result) => expect(result.title).toHaveLength(400 * 1024))
+    )
+  })
+
+  it.effect("stops reading a reply past the byte cap: AnswerTooLong, not retried, most of the reply never sent", () => {
+    const huge = streamedAnswer(32 * 1024 * 1024)
+    return withFakeModel([huge.reply], {}, (describer, model) =>
+      Effect.gen(function* () {
+        // Summed up, not compared whole: a failure would otherwise print a 32 MB answer.
+        const outcome = yield* describer.describe(request).pipe(
+          Effect.map((result) => `answered with a title of ${result.title?.length} characters`),
+          Effect.catchAll((error) => Effect.succeed(error._tag))
+        )
+        expect(outcome).toBe("AnswerTooLong")
+        expect(model.received).toHaveLength(1)
+        // The service read 512 KiB; the rest of what was sent sits in socket buffers.
+        expect(huge.sent()).toBeLessThan(16 * 1024 * 1024)
+        const warning = model.logs.find((line) => line.message === "model call failed")
+        expect(warning?.annotations["error"]).toBe("the reply is over 524288 bytes; it was not read further")
+      })
+    )
+  })
 })
 
 describe("OpenAiDescriber failures", () => {

@@ -68,6 +68,37 @@ export const requestedFields = (body: unknown): ReadonlyArray<string> =>
 export const answerRequested: Reply = (_signal, body) =>
   Response.json(completionBody(JSON.stringify(Object.fromEntries(requestedFields(body).map((f) => [f, `${f} from the fake model`])))))
 
+/**
+ * A good answer of about `bytes` bytes: the first requested field holds a run of `a`, sent in
+ * 64 KiB pieces only as the client reads them. `sent()` counts the bytes handed to the socket, so
+ * the ones the client read plus what the kernel's buffers took.
+ */
+export const streamedAnswer = (bytes: number) => {
+  let sent = 0
+  const piece = new Uint8Array(64 * 1024).fill(0x61)
+  const reply: Reply = (_signal, body) => {
+    const fields = requestedFields(body)
+    const content = JSON.stringify(Object.fromEntries(fields.map((field, i) => [field, i === 0 ? "FILL" : "a"])))
+    const [head = "", tail = ""] = JSON.stringify(completionBody(content)).split("FILL")
+    function* pieces() {
+      yield new TextEncoder().encode(head)
+      for (let left = bytes; left > 0; left -= piece.length) yield left >= piece.length ? piece : piece.subarray(0, left)
+      yield new TextEncoder().encode(tail)
+    }
+    const next = pieces()
+    const stream = new ReadableStream<Uint8Array>({
+      pull: (controller) => {
+        const item = next.next()
+        if (item.done === true) return controller.close()
+        sent += item.value.length
+        controller.enqueue(item.value)
+      }
+    }, { highWaterMark: 0 })
+    return new Response(stream, { headers: { "content-type": "application/json" } })
+  }
+  return { reply, sent: () => sent }
+}
+
 /** A local server speaking POST /v1/chat/completions; the last reply repeats; closed with the scope. */
 export const fakeOpenAi = (replies: ReadonlyArray<Reply> = []) =>
   Effect.acquireRelease(

@@ -23,7 +23,8 @@ export const readyz = Effect.gen(function* () {
   const checks = {
     database: applied._tag === "Some" ? "ok" : "unreachable",
     migrations: applied._tag === "Some" && applied.value >= migrationCount ? "applied" : "pending",
-    describer: describer.name,
+    // The kind only: the endpoint's address and model are for the operator (start-up log).
+    describer: describer.kind,
     shuttingDown: yield* Ref.get(draining)
   }
   const ready = checks.database === "ok" && checks.migrations === "applied" && !checks.shuttingDown
