@@ -1,9 +1,10 @@
 /** The dashboard's HTTP plumbing: pages, redirects, cookies, small forms, security headers. */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Option, Stream } from "effect"
+import { Effect, Option } from "effect"
 import { AppConfig } from "../config.ts"
 import { FormUnreadable, maxFormBytes } from "../domain/dashboard.ts"
 import { clientAddressOf } from "../http/clientAddress.ts"
+import { readSmallBody } from "../http/connections.ts"
 import type { Html } from "./html.ts"
 
 export const cookies = { session: "imd_session", csrf: "imd_csrf" } as const
@@ -36,9 +37,8 @@ export const withoutSessionCookie = (request: HttpServerRequest.HttpServerReques
   HttpServerResponse.expireCookie(cookies.session, cookieOptions(request))
 
 /**
- * An `application/x-www-form-urlencoded` body, read up to `maxFormBytes` and no further, within
- * `FORM_TIMEOUT_MS` (as a describe upload is within `UPLOAD_TIMEOUT_MS`): a client trickling its
- * form would otherwise hold its connection for as long as it likes.
+ * An `application/x-www-form-urlencoded` body, read up to `maxFormBytes` and within
+ * `FORM_TIMEOUT_MS` (as a describe upload is within `UPLOAD_TIMEOUT_MS`).
  */
 export const readForm = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
@@ -46,16 +46,7 @@ export const readForm = Effect.gen(function* () {
   if (Number(request.headers["content-length"] ?? 0) > maxFormBytes) return yield* new FormUnreadable({ reason: "tooLarge" })
   const empty = request.headers["content-length"] === "0"
   if (empty || !(request.headers["content-type"] ?? "").startsWith("application/x-www-form-urlencoded")) return new URLSearchParams()
-  const bytes = yield* Stream.runFoldEffect(request.stream, new Uint8Array(0), (read, chunk) => {
-    if (read.length + chunk.length > maxFormBytes) return Effect.fail(new FormUnreadable({ reason: "tooLarge" }))
-    const next = new Uint8Array(read.length + chunk.length)
-    next.set(read)
-    next.set(chunk, read.length)
-    return Effect.succeed(next)
-  }).pipe(
-    Effect.catchTag("RequestError", () => new FormUnreadable({ reason: "broken" })),
-    Effect.timeoutFail({ duration: formTimeout, onTimeout: () => new FormUnreadable({ reason: "timedOut" }) })
-  )
+  const bytes = yield* readSmallBody(request, { maxBytes: maxFormBytes, timeout: formTimeout }, (reason) => new FormUnreadable({ reason }))
   return new URLSearchParams(new TextDecoder().decode(bytes))
 })
 

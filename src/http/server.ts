@@ -1,7 +1,7 @@
 /**
  * The HTTP server on Bun. Bun's body limit is lifted so that the spec's checks answer first: it
  * would otherwise send a 413 before auth and credits are checked (§4.1). Its idle timeout stays
- * short: it does not cut off a describe waiting on a slow model (./connections.ts).
+ * short; a describe lifts it while it waits on the model (./connections.ts).
  */
 import { HttpMiddleware, HttpServer } from "@effect/platform"
 import { BunHttpServer } from "@effect/platform-bun"
