@@ -153,7 +153,7 @@ const limited = Layer.scoped(
   })
 )
 
-layer(limited, { timeout: 60_000, excludeTestServices: true })(`slow clients beyond ${openFiles} file descriptors`, (it) => {
+layer(limited, { timeout: 120_000, excludeTestServices: true })(`slow clients beyond ${openFiles} file descriptors`, (it) => {
   it.effect(`${slowClients} clients trickling forms, trickling bodies nobody reads or idling: all are let go by their deadlines and /healthz answers`, () =>
     Effect.gen(function* () {
       const { service } = yield* Lab
