@@ -27,7 +27,8 @@ export const loginFailures = {
   perAddress: 20,
   slowAfter: 5,
   firstDelay: Duration.seconds(1),
-  maxDelay: Duration.seconds(8)
+  // Well under the idle timeout (http/connections.ts): a waiting log-in sends nothing meanwhile.
+  maxDelay: Duration.seconds(4)
 } as const
 
 /**
