@@ -17,6 +17,8 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
   readonly apiKeySecret: Option.Option<Redacted.Redacted>
   /** A describe body must have arrived by then (slow or stalled clients are cut off). */
   readonly uploadTimeout: Duration.Duration
+  /** A dashboard form body (at most 16 KiB) must have arrived by then. */
+  readonly formTimeout: Duration.Duration
   /** Bytes of describe request bodies held in memory at once (`UPLOAD_MEMORY_MB`, services/UploadBudget.ts). */
   readonly uploadMemory: number
   /** Guards `/metrics`; without it only loopback clients may scrape. */
@@ -42,6 +44,7 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
       })
     )),
     uploadTimeout: Config.integer("UPLOAD_TIMEOUT_MS").pipe(Config.withDefault(60_000), Config.map(Duration.millis)),
+    formTimeout: Config.integer("FORM_TIMEOUT_MS").pipe(Config.withDefault(10_000), Config.map(Duration.millis)),
     uploadMemory: Config.integer("UPLOAD_MEMORY_MB").pipe(
       Config.withDefault(64),
       // One body at the largest size of §8 must fit, or it would wait forever.
@@ -72,6 +75,7 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
       dataDir: "./data",
       apiKeySecret: Option.some(Redacted.make("test-secret-test-secret-test-secret!")),
       uploadTimeout: Duration.seconds(60),
+      formTimeout: Duration.seconds(10),
       uploadMemory: 64 * 1024 * 1024,
       metricsToken: Option.none(),
       shutdownTimeout: Duration.seconds(5),
@@ -92,6 +96,7 @@ export const summary = (config: Context.Tag.Service<AppConfig>) => ({
   }),
   dataDir: config.dataDir,
   uploadTimeoutMs: Duration.toMillis(config.uploadTimeout),
+  formTimeoutMs: Duration.toMillis(config.formTimeout),
   uploadMemoryMb: config.uploadMemory / 1024 / 1024,
   shutdownTimeoutMs: Duration.toMillis(config.shutdownTimeout),
   trustedProxies: config.trustedProxies,

@@ -1,9 +1,10 @@
 /** The dashboard's HTTP plumbing: pages, redirects, cookies, small forms, security headers. */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Option, Stream } from "effect"
+import { Effect, Option } from "effect"
 import { AppConfig } from "../config.ts"
-import { FormUnreadable } from "../domain/dashboard.ts"
+import { FormUnreadable, maxFormBytes } from "../domain/dashboard.ts"
 import { clientAddressOf } from "../http/clientAddress.ts"
+import { readSmallBody } from "../http/connections.ts"
 import type { Html } from "./html.ts"
 
 export const cookies = { session: "imd_session", csrf: "imd_csrf" } as const
@@ -35,22 +36,17 @@ export const withSessionCookie = (request: HttpServerRequest.HttpServerRequest, 
 export const withoutSessionCookie = (request: HttpServerRequest.HttpServerRequest) =>
   HttpServerResponse.expireCookie(cookies.session, cookieOptions(request))
 
-/** Log-in, sign-up and key forms are small; anything bigger is not one of them. */
-const maxFormBytes = 16 * 1024
-
-/** An `application/x-www-form-urlencoded` body, read up to `maxFormBytes` and no further. */
+/**
+ * An `application/x-www-form-urlencoded` body, read up to `maxFormBytes` and within
+ * `FORM_TIMEOUT_MS` (as a describe upload is within `UPLOAD_TIMEOUT_MS`).
+ */
 export const readForm = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
-  if (Number(request.headers["content-length"] ?? 0) > maxFormBytes) return yield* new FormUnreadable()
+  const { formTimeout } = yield* AppConfig
+  if (Number(request.headers["content-length"] ?? 0) > maxFormBytes) return yield* new FormUnreadable({ reason: "tooLarge" })
   const empty = request.headers["content-length"] === "0"
   if (empty || !(request.headers["content-type"] ?? "").startsWith("application/x-www-form-urlencoded")) return new URLSearchParams()
-  const bytes = yield* Stream.runFoldEffect(request.stream, new Uint8Array(0), (read, chunk) => {
-    if (read.length + chunk.length > maxFormBytes) return Effect.fail(new FormUnreadable())
-    const next = new Uint8Array(read.length + chunk.length)
-    next.set(read)
-    next.set(chunk, read.length)
-    return Effect.succeed(next)
-  }).pipe(Effect.catchTag("RequestError", () => new FormUnreadable()))
+  const bytes = yield* readSmallBody(request, { maxBytes: maxFormBytes, timeout: formTimeout }, (reason) => new FormUnreadable({ reason }))
   return new URLSearchParams(new TextDecoder().decode(bytes))
 })
 

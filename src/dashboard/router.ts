@@ -44,7 +44,11 @@ export const dashboard = HttpRouter.use(routes, (route) =>
   route.pipe(
     Effect.catchTags({
       CsrfRejected: () => Effect.succeed(htmlPage(formExpiredPage(), 403)),
-      FormUnreadable: () => Effect.succeed(htmlPage(formUnreadablePage(), 400))
+      // The rest of the body is not read: the connection is closed after the answer.
+      FormUnreadable: ({ reason }) =>
+        Effect.succeed(
+          htmlPage(formUnreadablePage(reason), reason === "tooLarge" ? 413 : 400).pipe(HttpServerResponse.setHeader("connection", "close"))
+        )
     }),
     Effect.catchAllCause((cause) =>
       Effect.logError("dashboard: unexpected failure", cause).pipe(Effect.as(htmlPage(serverErrorPage(), 500)))

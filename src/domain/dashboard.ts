@@ -41,5 +41,13 @@ export class SessionMissing extends Schema.TaggedError<SessionMissing>()("Sessio
 /** A form post without the token of the page that showed the form, or from another origin. */
 export class CsrfRejected extends Schema.TaggedError<CsrfRejected>()("CsrfRejected", {}) {}
 
-/** A form body over the dashboard's small-form limit, or one that stopped arriving. */
-export class FormUnreadable extends Schema.TaggedError<FormUnreadable>()("FormUnreadable", {}) {}
+/** Log-in, sign-up and key forms are small; a body bigger than this is not one of them. */
+export const maxFormBytes = 16 * 1024
+
+/**
+ * A form body that was not read to its end: over the dashboard's small-form limit (`tooLarge`),
+ * not in by its deadline (`timedOut`), or cut off by the client (`broken`).
+ */
+export class FormUnreadable extends Schema.TaggedError<FormUnreadable>()("FormUnreadable", {
+  reason: Schema.Literal("tooLarge", "timedOut", "broken")
+}) {}

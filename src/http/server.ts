@@ -1,7 +1,7 @@
 /**
- * The HTTP server on Bun. Bun's own limits are lifted so that the spec's checks answer first:
- * its body limit would otherwise send a 413 before auth and credits are checked (§4.1), and its
- * 10 s idle timeout would cut off clients waiting for a slow model.
+ * The HTTP server on Bun. Bun's body limit is lifted so that the spec's checks answer first: it
+ * would otherwise send a 413 before auth and credits are checked (§4.1). Its idle timeout stays
+ * short; a describe lifts it while it waits on the model (./connections.ts).
  */
 import { HttpMiddleware, HttpServer } from "@effect/platform"
 import { BunHttpServer } from "@effect/platform-bun"
@@ -11,11 +11,12 @@ import * as DataDirLock from "../db/DataDirLock.ts"
 import { randomToken } from "../services/secrets.ts"
 import { OperatorToken } from "./routes/admin.ts"
 import { Drain, DrainOnShutdown, trackInFlight } from "./drain.ts"
+import { closeAfterUnreadBody, idleTimeoutSeconds } from "./connections.ts"
 import { requestLog } from "./requestLog.ts"
 import { router } from "./router.ts"
 
 /** The routes with one log line per request; tests serve exactly this. */
-export const serveRoutes = HttpServer.serve(router, (app) => requestLog(trackInFlight(app))).pipe(
+export const serveRoutes = HttpServer.serve(router, (app) => requestLog(trackInFlight(closeAfterUnreadBody(app)))).pipe(
   // Built after the server: on shutdown it waits for requests in flight before the server stops them.
   (serve) => Layer.provideMerge(DrainOnShutdown, serve),
   Layer.provide(Drain.layer),
@@ -27,8 +28,8 @@ export const serveRoutes = HttpServer.serve(router, (app) => requestLog(trackInF
 /** What the server needs of Bun whatever the address; tests serve with the same. */
 export const serveOptions = {
   maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-  /** Bun's maximum; a connection idle this long (no byte either way) is closed. */
-  idleTimeout: 255
+  /** A connection idle this long (no byte either way) is closed. */
+  idleTimeout: idleTimeoutSeconds
 } as const
 
 /** Where a process on this machine reaches the server: a wildcard address means loopback. */

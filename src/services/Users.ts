@@ -1,7 +1,7 @@
 /**
  * The people who log in to the dashboard (issue 5 §1): sign-up with a bound per address, log-in
- * with a bound on recent failures per account and per address, and invitations made by an
- * operator. Passwords are hashed with Argon2id (`Bun.password`); of an invitation token only its
+ * with bounds on recent failures per account and address and per address, slowed down as an
+ * account's failures grow, and invitations made by an operator. Passwords are hashed with Argon2id (`Bun.password`); of an invitation token only its
  * SHA-256 hash is stored.
  */
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
@@ -15,8 +15,33 @@ import { Accounts } from "./Accounts.ts"
 import { DashboardConfig } from "./DashboardConfig.ts"
 import { randomToken, tokenHash } from "./secrets.ts"
 
-/** Failed log-ins counted over this window; past a bound, log-in is refused until old ones age out. */
-export const loginFailures = { window: Duration.minutes(15), perAccount: 5, perAddress: 20 } as const
+/**
+ * Failed log-ins counted over this window. Past a bound for one account from one address, or for
+ * one address over all accounts, log-in is refused there until old ones age out. Failures from
+ * other addresses never refuse anyone: they only slow each attempt on the account down, by a delay
+ * that doubles with each failure past `slowAfter`, up to `maxDelay`. So nobody can lock the owner
+ * out from their own address, and a guesser spread over many addresses gets no more than
+ * `perAddress` guesses from each, each one slower.
+ */
+export const loginFailures = {
+  window: Duration.minutes(15),
+  perAccountAndAddress: 5,
+  perAddress: 20,
+  slowAfter: 5,
+  firstDelay: Duration.seconds(1),
+  // Well under the idle timeout (http/connections.ts): a waiting log-in sends nothing meanwhile.
+  maxDelay: Duration.seconds(4)
+} as const
+
+/**
+ * How long an attempt on an account waits before its password is checked, given the failures on
+ * the account (from any address) in the window, this attempt included.
+ */
+export const loginDelay = (accountFailures: number): Duration.Duration => {
+  const past = accountFailures - loginFailures.slowAfter
+  if (past <= 0) return Duration.zero
+  return Duration.min(Duration.times(loginFailures.firstDelay, 2 ** Math.min(past - 1, 16)), loginFailures.maxDelay)
+}
 
 /**
  * Sign-ups counted per address over this window, whether or not they succeed: each one that gets
@@ -120,9 +145,9 @@ export class Users extends Effect.Service<Users>()("Users", {
     /** Runs a `SELECT count(*)::int AS count, min(...) AS oldest` over events of one kind. */
     const countRecent = (query: Statement.Statement<unknown>) =>
       SqlSchema.single({ Request: Schema.Void, Result: Recent, execute: () => query })(undefined).pipe(Effect.orDie)
-    const recentFailures = (column: "email" | "address", value: string, since: Date) =>
+    const recentFailures = (where: Statement.Fragment, since: Date) =>
       countRecent(sql`SELECT count(*)::int AS count, min(failed_at) AS oldest FROM login_failures
-        WHERE ${sql(column)} = ${value} AND failed_at > ${since}`)
+        WHERE ${where} AND failed_at > ${since}`)
 
     /** Once `seen`, this attempt included, is over `bound`: the seconds until its oldest leaves the window. */
     const retryAfter = (seen: typeof Recent.Type, bound: number, window: Duration.Duration, at: Date) =>
@@ -130,7 +155,11 @@ export class Users extends Effect.Service<Users>()("Users", {
         ? Option.none()
         : Option.some(Math.max(1, Math.ceil((seen.oldest.getTime() + Duration.toMillis(window) - at.getTime()) / 1000)))
 
-    /** Refused before the password is looked at while either bound is reached. */
+    /**
+     * Refused before the password is looked at while a bound of this address is reached; otherwise
+     * delayed as the account's failures grow. Each waiting attempt holds only its connection, and an
+     * address has at most `perAddress` attempts counted at once, so the waits are bounded too.
+     */
     const logIn = (form: LogIn) =>
       Effect.gen(function* () {
         const email = normaliseEmail(form.email)
@@ -140,22 +169,25 @@ export class Users extends Effect.Service<Users>()("Users", {
         // Recorded as a failure until the password proves right.
         const attempt = yield* recordAttempt(sql`INSERT INTO login_failures
           ${sql.insert({ email, address: form.address, failedAt: at })} RETURNING seq::text AS seq`)
-        const byAccount = yield* recentFailures("email", email, since)
-        const byAddress = yield* recentFailures("address", form.address, since)
+        const byPair = yield* recentFailures(sql`email = ${email} AND address = ${form.address}`, since)
+        const byAddress = yield* recentFailures(sql`address = ${form.address}`, since)
         const refused = Option.orElse(
-          retryAfter(byAccount, loginFailures.perAccount, loginFailures.window, at),
+          retryAfter(byPair, loginFailures.perAccountAndAddress, loginFailures.window, at),
           () => retryAfter(byAddress, loginFailures.perAddress, loginFailures.window, at)
         )
         if (Option.isSome(refused)) {
           yield* sql`DELETE FROM login_failures WHERE seq = ${attempt}::bigint`.pipe(Effect.orDie)
           return yield* new LoginThrottled({ retryAfterSeconds: refused.value })
         }
+        const byAccount = yield* recentFailures(sql`email = ${email}`, since)
+        yield* Effect.sleep(loginDelay(byAccount.count))
         const found = yield* Effect.orDie(findCredentials(email))
         const hash = Option.flatMap(found, (user) => Option.fromNullable(user.passwordHash))
         const valid = yield* Effect.promise(() => Bun.password.verify(form.password, Option.getOrElse(hash, () => decoy)))
         if (!valid || Option.isNone(hash) || Option.isNone(found)) return yield* new LoginFailed()
-        // A success clears the account's count (its owner is back, this attempt included), not the address's.
-        yield* sql`DELETE FROM login_failures WHERE email = ${email}`.pipe(Effect.orDie)
+        // A success clears what this address counted against the account (this attempt included),
+        // not what other addresses did: their guesses keep their bounds and delays.
+        yield* sql`DELETE FROM login_failures WHERE email = ${email} AND address = ${form.address}`.pipe(Effect.orDie)
         return new DashboardUser({ id: found.value.id, accountId: found.value.accountId, email })
       }).pipe(Effect.withSpan("Users.logIn"))
 

@@ -70,6 +70,12 @@ for (const backend of backends) {
         expect(yield* command([{ _tag: "KeyList", accountId }])).toEqual(notACommand)
       }))
 
+    it.effect("400 for a command body over 64 KiB: not read past that", () =>
+      Effect.gen(function* () {
+        const big = { _tag: "AccountCreate", name: "x".repeat(64 * 1024), credits: 1 }
+        expect(yield* command(big)).toEqual(notACommand)
+      }))
+
     it.effect("200 with the command's JSON result, as the CLI prints it", () =>
       Effect.gen(function* () {
         const created = yield* command({ _tag: "AccountCreate", name: "Ada", email: "ada@example.com", credits: 3 })

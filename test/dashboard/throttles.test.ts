@@ -6,7 +6,7 @@ import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel } from "effect"
 import { loginFailures, signupAttempts } from "../../src/services/Users.ts"
 import { baseUrl, csrfOf, onPage, password, signedUp, visitor } from "../support/dashboard.ts"
-import { type Backend, pgliteWith } from "../support/database.ts"
+import { type Backend, backends, pgliteWith } from "../support/database.ts"
 import { serverWith } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
 
@@ -67,3 +67,21 @@ layer(serverOn(pgliteWith({ trustedProxies: 1 })), { excludeTestServices: true }
       expect((yield* signUpFrom("bulk-extra@example.com", "192.0.2.78")).status).toBe(303)
     }))
 })
+
+for (const backend of backends) {
+  layer(serverOn(backend), { excludeTestServices: true })(`the owner is never locked out from their own address, on ${backend.name}`, (it) => {
+    it.effect("wrong passwords from address A get A refused for the account; the right one from address B logs in", () =>
+      Effect.gen(function* () {
+        yield* signedUp(yield* baseUrl, { email: "owner@example.com" })
+        for (let i = 0; i < loginFailures.perAccountAndAddress; i++) {
+          expect((yield* logInFrom("owner@example.com", "wrong password", "192.0.2.66")).status).toBe(401)
+        }
+        const attacker = yield* logInFrom("owner@example.com", password, "192.0.2.66")
+        expect(attacker.status).toBe(429)
+        onPage(attacker.body, "Too many failed log-ins")
+        // Slowed down by the account's failures (a second), not refused.
+        const owner = yield* logInFrom("owner@example.com", password, "192.0.2.10")
+        expect([owner.status, owner.location]).toEqual([303, "/dashboard"])
+      }))
+  })
+}

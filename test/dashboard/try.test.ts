@@ -67,7 +67,7 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
       onPage((yield* browser.get("/dashboard/try")).body, "1 credit")
     }))
 
-  it.effect("the log-in is refused for a while after 5 failures for the account, even with the right password", () =>
+  it.effect("the log-in is refused for a while after 5 failures for the account from one address, even with the right password", () =>
     Effect.gen(function* () {
       const { browser } = yield* funded("throttled@example.com", 0)
       const page = yield* browser.get("/dashboard")

@@ -1,11 +1,11 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Cause, ConfigProvider, Effect, Either, Exit, Layer, TestClock } from "effect"
+import { Cause, Chunk, Clock, ConfigProvider, Duration, Effect, Either, Exit, Fiber, Layer, Option, TestClock } from "effect"
 import { SignJWT } from "jose"
 import { Accounts } from "../../src/services/Accounts.ts"
 import { ApiKeys } from "../../src/services/ApiKeys.ts"
 import { DashboardConfig } from "../../src/services/DashboardConfig.ts"
 import { Sessions } from "../../src/services/Sessions.ts"
-import { loginFailures, signupAttempts, Users } from "../../src/services/Users.ts"
+import { loginDelay, loginFailures, signupAttempts, Users } from "../../src/services/Users.ts"
 import { backends, pglite } from "../support/database.ts"
 import { servicesOn } from "../support/services.ts"
 
@@ -23,6 +23,25 @@ const logIn = (email: string, pass: string, address = "192.0.2.1") =>
   Effect.flatMap(users, (u) => u.logIn({ email, password: pass, address }))
 const failedTag = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.map(Effect.flip(effect), (error) => error._tag)
+
+/**
+ * Runs `effect` to its end, moving the test clock to each wake-up it sleeps until (a log-in's
+ * delay); `waitedMs` is how far the clock moved. The real pauses let its queries run.
+ */
+const settled = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const fiber = yield* Effect.fork(effect)
+    const start = yield* Clock.currentTimeMillis
+    for (;;) {
+      const exit = yield* Fiber.poll(fiber)
+      if (Option.isSome(exit)) return { value: yield* exit.value, waitedMs: (yield* Clock.currentTimeMillis) - start }
+      // Other fibers sleep too (for minutes): only a wake-up within a log-in's longest delay is its.
+      const now = yield* Clock.currentTimeMillis
+      const wakeUp = Chunk.findFirst(yield* TestClock.sleeps(), (at) => at <= now + Duration.toMillis(loginFailures.maxDelay))
+      if (Option.isSome(wakeUp)) yield* TestClock.setTime(wakeUp.value)
+      else yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2)))
+    }
+  })
 
 for (const backend of backends) {
   layer(servicesOn(backend))(`Users and Sessions on ${backend.name}`, (it) => {
@@ -101,23 +120,44 @@ for (const backend of backends) {
           expect(yield* failedTag(logIn("nobody@example.com", password))).toBe("LoginFailed")
         }))
 
-      it.effect(`after ${loginFailures.perAccount} failures for an account it is refused, right password or not, until they age out`, () =>
+      it.effect(`after ${loginFailures.perAccountAndAddress} failures for an account from one address, that address is refused for it, right password or not, until they age out; the owner's own address is not`, () =>
         Effect.gen(function* () {
           yield* TestClock.setTime(now)
           yield* signUp("bounded@example.com")
-          for (let i = 0; i < loginFailures.perAccount; i++) {
+          for (let i = 0; i < loginFailures.perAccountAndAddress; i++) {
             yield* TestClock.adjust(minute)
-            expect(yield* failedTag(logIn("bounded@example.com", "wrong", `198.51.100.${i}`))).toBe("LoginFailed")
+            expect(yield* failedTag(logIn("bounded@example.com", "wrong", "198.51.100.7"))).toBe("LoginFailed")
           }
-          const refused = yield* Effect.flip(logIn("bounded@example.com", password, "203.0.113.9"))
+          const refused = yield* Effect.flip(logIn("bounded@example.com", password, "198.51.100.7"))
           expect(refused).toMatchObject({ _tag: "LoginThrottled", retryAfterSeconds: 11 * 60 })
-          // The oldest failure ages out after 15 minutes: one more try.
+          // The owner, from an address with no failures, gets in: slowed down, never refused.
+          expect((yield* settled(logIn("bounded@example.com", password, "203.0.113.9"))).value.email).toBe("bounded@example.com")
+          // The oldest failure ages out after 15 minutes: one more try from the guessing address.
           yield* TestClock.adjust(11 * minute)
-          expect((yield* logIn("bounded@example.com", password)).email).toBe("bounded@example.com")
-          // A success clears the account's count.
-          for (let i = 0; i < loginFailures.perAccount - 1; i++) yield* Effect.flip(logIn("bounded@example.com", "wrong"))
-          expect(yield* failedTag(logIn("bounded@example.com", "wrong"))).toBe("LoginFailed")
+          expect((yield* settled(logIn("bounded@example.com", password, "198.51.100.7"))).value.email).toBe("bounded@example.com")
+          // That success cleared that address's count for the account: a full allowance again.
+          for (let i = 0; i < loginFailures.perAccountAndAddress; i++) {
+            expect(yield* failedTag(settled(logIn("bounded@example.com", "wrong", "198.51.100.7")))).toBe("LoginFailed")
+          }
+          expect(yield* failedTag(logIn("bounded@example.com", "wrong", "198.51.100.7"))).toBe("LoginThrottled")
         }))
+
+      it.effect("failures from many addresses slow the account down, by a capped delay; they never refuse it", () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(now)
+          yield* signUp("spread@example.com")
+          for (let i = 0; i < 12; i++) {
+            expect(yield* failedTag(settled(logIn("spread@example.com", "wrong", `198.51.100.${i}`)))).toBe("LoginFailed")
+          }
+          const owner = yield* settled(logIn("spread@example.com", password, "203.0.113.10"))
+          expect(owner.value.email).toBe("spread@example.com")
+          expect(owner.waitedMs).toBeGreaterThanOrEqual(Duration.toMillis(loginFailures.maxDelay))
+        }))
+
+      it("the delay doubles with each failure past the allowance, up to its cap", () => {
+        const delays = [0, 5, 6, 7, 8, 9, 10, 1000].map((failures) => Duration.toMillis(loginDelay(failures)))
+        expect(delays).toEqual([0, 0, 1000, 2000, 4000, 4000, 4000, 4000])
+      })
 
       it.effect(`after ${loginFailures.perAddress} failures from one address, it is refused for every account; other addresses are not`, () =>
         Effect.gen(function* () {
@@ -130,22 +170,22 @@ for (const backend of backends) {
           expect((yield* logIn("target@example.com", password, "192.0.2.67")).email).toBe("target@example.com")
         }))
 
-      it.effect(`a burst of 40 guesses at once gets no more than ${loginFailures.perAccount} passwords checked for the account`, () =>
+      it.effect(`a burst of 40 guesses at once from one address gets no more than ${loginFailures.perAccountAndAddress} passwords checked for the account`, () =>
         Effect.gen(function* () {
           yield* TestClock.setTime(now)
           yield* signUp("burst-target@example.com")
-          const burst = yield* Effect.all(
-            Array.from({ length: 40 }, (_, i) => failedTag(logIn("burst-target@example.com", "wrong", `198.51.100.${100 + i}`))),
+          const { value: burst } = yield* settled(Effect.all(
+            Array.from({ length: 40 }, () => failedTag(logIn("burst-target@example.com", "wrong", "198.51.100.100"))),
             { concurrency: "unbounded" }
-          )
+          ))
           const checked = burst.filter((tag) => tag === "LoginFailed").length
-          expect(checked).toBeLessThanOrEqual(loginFailures.perAccount)
+          expect(checked).toBeLessThanOrEqual(loginFailures.perAccountAndAddress)
           expect(burst.filter((tag) => tag === "LoginThrottled").length).toBe(40 - checked)
           // What the burst left is exactly the failures it made: the rest of the allowance, no more.
-          for (let i = checked; i < loginFailures.perAccount; i++) {
-            expect(yield* failedTag(logIn("burst-target@example.com", "wrong", "198.51.100.250"))).toBe("LoginFailed")
+          for (let i = checked; i < loginFailures.perAccountAndAddress; i++) {
+            expect(yield* failedTag(settled(logIn("burst-target@example.com", "wrong", "198.51.100.100")))).toBe("LoginFailed")
           }
-          expect(yield* failedTag(logIn("burst-target@example.com", password, "198.51.100.251"))).toBe("LoginThrottled")
+          expect(yield* failedTag(logIn("burst-target@example.com", password, "198.51.100.100"))).toBe("LoginThrottled")
         }))
     })
 

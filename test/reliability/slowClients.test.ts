@@ -6,11 +6,12 @@
  * being served meanwhile.
  */
 import { expect, layer } from "@effect/vitest"
-import { Array as Arr, Context, Effect, Either, Fiber, Layer } from "effect"
+import { Array as Arr, Context, Effect, Either, Fiber, Layer, Schedule } from "effect"
 import { customer, jpeg } from "../support/describe.ts"
 import { bookOf, type Customer, describeAt, inStore, pgliteStore, type Store } from "../support/liveService.ts"
 import { multipartBody, multipartContentType } from "../support/multipartBody.ts"
 import { type Service, startService } from "../support/process.ts"
+import { idleTimeoutSeconds } from "../../src/http/connections.ts"
 import { type RawRequest, requestHead, sendRaw } from "../support/rawHttp.ts"
 
 /**
@@ -128,5 +129,64 @@ layer(lab, { timeout: 60_000, excludeTestServices: true })("slow clients", (it) 
           usage: { "charged 200": normalRequests }
         }
       ])
+    }), 60_000)
+})
+
+/**
+ * More slow clients than the service has file descriptors: on a machine whose limit is low, what
+ * made `/healthz` unreachable for as long as they kept trickling. Each is cut off by a deadline
+ * (a form's FORM_TIMEOUT_MS, the idle timeout) or answered at once (a body nobody reads), so the
+ * descriptors come back while they are still trying. (Before these deadlines, about half of them
+ * were still held when the test gave up.)
+ */
+const openFiles = 256
+const slowClients = 300
+const formTimeoutMs = 3000
+
+const limited = Layer.scoped(
+  Lab,
+  Effect.gen(function* () {
+    const store = yield* pgliteStore
+    const [slow, normal] = yield* inStore(store)(Effect.all([customer(1), customer(1)]))
+    const service = yield* startService({ ...store.env, FORM_TIMEOUT_MS: String(formTimeoutMs) }, "127.0.0.1", openFiles)
+    return { store, service, slow, normal }
+  })
+)
+
+layer(limited, { timeout: 120_000, excludeTestServices: true })(`slow clients beyond ${openFiles} file descriptors`, (it) => {
+  it.effect(`${slowClients} clients trickling forms, trickling bodies nobody reads or idling: all are let go by their deadlines and /healthz answers`, () =>
+    Effect.gen(function* () {
+      const { service } = yield* Lab
+      const port = Number(new URL(service.url).port)
+      // Well past every deadline: a client still held then is one the service did not let go.
+      const timeoutMs = 40_000
+      const form = "email=owner%40example.com&password=" + "x".repeat(200)
+      const kinds: ReadonlyArray<() => RawRequest> = [
+        () => ({
+          port,
+          head: requestHead("POST", "/dashboard/login", { "content-type": "application/x-www-form-urlencoded", "content-length": String(form.length) }),
+          body: bytewise(new TextEncoder().encode(form)),
+          pauseMs: 1000,
+          awaitClose: true,
+          timeoutMs
+        }),
+        () => ({ port, head: requestHead("GET", "/healthz", { "content-length": "16000" }), body: bytewise(new Uint8Array(200)), pauseMs: 1000, awaitClose: true, timeoutMs }),
+        () => ({ port, head: requestHead("GET", "/healthz"), awaitClose: true, timeoutMs })
+      ]
+      const clients = yield* Effect.forEach(Arr.makeBy(slowClients, (i) => kinds[i % kinds.length]!()), (request) => Effect.fork(Effect.either(sendRaw(request))))
+      const started = Date.now()
+      const healthy = yield* Effect.tryPromise(() => fetch(`${service.url}/healthz`, { signal: AbortSignal.timeout(1000) })).pipe(
+        Effect.filterOrFail((response) => response.status === 200),
+        Effect.retry(Schedule.spaced("250 millis")),
+        Effect.timeout("30 seconds"),
+        Effect.either
+      )
+      const answeredAfterMs = Date.now() - started
+      const ended = yield* Effect.forEach(clients, Fiber.join)
+      const held = ended.filter((end) => Either.isRight(end) && end.right.closedAfterMs === undefined).length
+      expect({ healthz: Either.isRight(healthy), held }).toEqual({ healthz: true, held: 0 })
+      // The idle ones go last: their timeout, twice (the backlog waits its turn), and some.
+      expect(answeredAfterMs).toBeLessThan(2 * (idleTimeoutSeconds * 1000 + 6000))
+      expect(yield* service.running).toBe(true)
     }), 60_000)
 })

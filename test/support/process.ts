@@ -68,11 +68,12 @@ process.once("exit", () => {
   for (const child of children) child.kill("SIGKILL")
 })
 
-const spawn = (args: ReadonlyArray<string>, env: Env) =>
+/** With `openFiles`, under that limit of file descriptors (`ulimit -n`, soft and hard). */
+const spawn = (args: ReadonlyArray<string>, env: Env, openFiles?: number) =>
   Effect.acquireRelease(
     Effect.sync((): Running => {
       const child = Bun.spawn({
-        cmd: [bun, ...args],
+        cmd: openFiles === undefined ? [bun, ...args] : ["sh", "-c", `ulimit -n ${openFiles} && exec "$0" "$@"`, bun, ...args],
         cwd: root,
         env: { ...baseEnv, ...env },
         stdin: "ignore",
@@ -165,11 +166,12 @@ const answers = (url: string) =>
 /**
  * `bun src/main.ts` on a free port of `host` (loopback), ready once `GET /api/tokens` answers;
  * killed with the scope. Dies with what the service printed if it exits, or is not ready in 30 s.
+ * With `openFiles`, it runs under that limit of file descriptors (sockets included).
  */
-export const startService = (env: Env, host = "127.0.0.1") =>
+export const startService = (env: Env, host = "127.0.0.1", openFiles?: number) =>
   Effect.gen(function* () {
     const port = yield* freePort
-    const running = yield* spawn(["src/main.ts"], { ...env, PORT: String(port), HOST: host })
+    const running = yield* spawn(["src/main.ts"], { ...env, PORT: String(port), HOST: host }, openFiles)
     const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`
     const ready = answers(url).pipe(Effect.retry(Schedule.spaced("100 millis")), Effect.as(undefined))
     const exited = finished(running)

@@ -20,6 +20,11 @@ export interface RawRequest {
   readonly pauseMs?: number
   /** For the whole exchange, in real time (not the `TestClock`). Default 10 s. */
   readonly timeoutMs?: number
+  /**
+   * After the response, keep the connection open (sending nothing more) until the server closes
+   * it, or `timeoutMs` from the start, whichever comes first: `closedAfterMs` says which.
+   */
+  readonly awaitClose?: boolean
 }
 
 export interface RawResponse {
@@ -29,6 +34,8 @@ export interface RawResponse {
   readonly body: string
   /** Body bytes handed to the socket before the answer was complete (the kernel may hold some). */
   readonly bytesWritten: number
+  /** With `awaitClose`: how long after the response the server closed the connection, if it did. */
+  readonly closedAfterMs?: number | undefined
 }
 
 export class RawHttpError extends Data.TaggedError("RawHttpError")<{ readonly reason: string }> {}
@@ -58,16 +65,30 @@ export const sendRaw = (request: RawRequest): Effect.Effect<RawResponse, RawHttp
       resume(result)
     }
     const timeoutMs = request.timeoutMs ?? 10_000
+    // With `awaitClose`, the response once complete, and when it was.
+    let answered: { readonly response: RawResponse; readonly at: number } | undefined
     const timer = setTimeout(
-      () => settle(Effect.fail(new RawHttpError({ reason: `no complete response in ${timeoutMs} ms` }))),
+      () =>
+        settle(answered === undefined
+          ? Effect.fail(new RawHttpError({ reason: `no complete response in ${timeoutMs} ms` }))
+          : Effect.succeed(answered.response)),
       timeoutMs
     )
     // The answer to a HEAD request is its head alone, whatever its Content-Length says (RFC 9110 §9.3.2).
     const bodiless = request.head.startsWith("HEAD ")
     const answer = (closed: boolean) => {
+      if (answered !== undefined) {
+        if (closed) settle(Effect.succeed({ ...answered.response, closedAfterMs: performance.now() - answered.at }))
+        return
+      }
       const response = parseResponse(Buffer.concat(received), closed, bodiless)
-      if (response !== undefined) settle(Effect.succeed({ ...response, bytesWritten }))
-      else if (closed) settle(Effect.fail(new RawHttpError({ reason: "connection closed before a complete response" })))
+      if (response !== undefined && request.awaitClose === true && !closed) {
+        answered = { response: { ...response, bytesWritten }, at: performance.now() }
+      } else if (response !== undefined) {
+        settle(Effect.succeed({ ...response, bytesWritten, ...(request.awaitClose === true ? { closedAfterMs: 0 } : {}) }))
+      } else if (closed) {
+        settle(Effect.fail(new RawHttpError({ reason: "connection closed before a complete response" })))
+      }
     }
     socket.on("data", (data) => {
       received.push(typeof data === "string" ? Buffer.from(data) : data)

@@ -1,4 +1,5 @@
 /** Pages for requests the dashboard cannot serve. */
+import { maxFormBytes } from "../../domain/dashboard.ts"
 import { html } from "../html.ts"
 import { page, paths } from "./layout.ts"
 
@@ -16,10 +17,16 @@ export const formExpiredPage = () =>
     <p><a href="${paths.overview}">Go to the overview</a></p>`
   })
 
-export const formUnreadablePage = () =>
+const unreadable = {
+  tooLarge: { title: "This form is too large", advice: `A dashboard form holds at most ${maxFormBytes / 1024} KB.` },
+  timedOut: { title: "This form took too long to arrive", advice: "Check your connection, go back and try again." },
+  broken: { title: "This form could not be read", advice: "Go back and try again." }
+} as const
+
+export const formUnreadablePage = (reason: keyof typeof unreadable) =>
   page({
-    title: "This form could not be read",
-    body: html`<p>Nothing was changed. Go back and try again.</p>`
+    title: unreadable[reason].title,
+    body: html`<p>Nothing was changed. ${unreadable[reason].advice}</p>`
   })
 
 export const serverErrorPage = () =>

@@ -3,13 +3,21 @@
  * database. Guarded by the operator token the service publishes in its data folder (0600).
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Context, Effect, Option, Redacted } from "effect"
+import { Context, Effect, Option, Redacted, Schema } from "effect"
+import { AppConfig } from "../../config.ts"
 import { AdminCommand, describeAdminError, runCommand } from "../../cli/commands.ts"
+import { readSmallBody } from "../connections.ts"
 import { errorResponse, unexpected } from "../errors.ts"
 import { sameSecret } from "../sameSecret.ts"
 
 /** The token of the admin route; none when the route is closed (e.g. on PostgreSQL). */
 export class OperatorToken extends Context.Tag("OperatorToken")<OperatorToken, Option.Option<Redacted.Redacted>>() {}
+
+/** An operator command is a few hundred bytes; a subscription's description may make it a few KB. */
+const maxCommandBytes = 64 * 1024
+
+/** A command body over `maxCommandBytes`, not in by `FORM_TIMEOUT_MS`, or cut off by the client. */
+class CommandCutOff extends Schema.TaggedError<CommandCutOff>()("CommandCutOff", {}) {}
 
 export const admin = Effect.gen(function* () {
   const token = yield* OperatorToken
@@ -18,7 +26,9 @@ export const admin = Effect.gen(function* () {
   if (!sameSecret(request.headers.authorization ?? "", `Bearer ${Redacted.value(token.value)}`)) {
     return errorResponse(401, "Unauthorized")
   }
-  const command = yield* HttpServerRequest.schemaBodyJson(AdminCommand)
+  const { formTimeout } = yield* AppConfig
+  const body = yield* readSmallBody(request, { maxBytes: maxCommandBytes, timeout: formTimeout }, () => new CommandCutOff())
+  const command = yield* Schema.decodeUnknown(Schema.parseJson(AdminCommand))(new TextDecoder().decode(body))
   return yield* runCommand(command).pipe(
     Effect.map((result) => HttpServerResponse.unsafeJson(result)),
     Effect.catchAll((error) => Effect.succeed(errorResponse(error._tag === "InvalidCommand" ? 400 : 404, describeAdminError(error))))
@@ -26,7 +36,9 @@ export const admin = Effect.gen(function* () {
 }).pipe(
   Effect.catchTags({
     ParseError: () => Effect.succeed(errorResponse(400, "Bad Request, not an operator command")),
-    RequestError: () => Effect.succeed(errorResponse(400, "Bad Request, not an operator command"))
+    // Not read to its end: the connection is closed after the answer.
+    CommandCutOff: () =>
+      Effect.succeed(errorResponse(400, "Bad Request, not an operator command").pipe(HttpServerResponse.setHeader("connection", "close")))
   }),
   Effect.catchAllCause(unexpected("Internal Server Error"))
 )

@@ -31,6 +31,7 @@ import { Describer, type DescriberKind } from "../../services/Describer.ts"
 import { Images } from "../../services/Images.ts"
 import { UploadBudget, type UploadHold } from "../../services/UploadBudget.ts"
 import { describeError, describeStatus, unexpected } from "../errors.ts"
+import { withoutIdleTimeout } from "../connections.ts"
 import { readDescribeForm } from "../multipart.ts"
 import type { DescribeForm } from "../multipart.ts"
 import { note } from "../requestLog.ts"
@@ -217,7 +218,9 @@ const unread = (error: DescribeError) =>
 /**
  * Checks 2 to 7 once the caller is known: a credit held, then captured or released as the request
  * ends. One pipeline for the API (a key) and the dashboard's Try it page (a session, no key, and
- * `adapt` to read an HTML form, which sends its blank fields too).
+ * `adapt` to read an HTML form, which sends its blank fields too). Each of its waits has a deadline
+ * of its own (the upload's, the model's), so the connection's idle timer is off meanwhile: a model
+ * slower than it would otherwise cut the client off.
  */
 export const describeCharged = (
   request: HttpServerRequest.HttpServerRequest,
@@ -231,7 +234,7 @@ export const describeCharged = (
       keyId,
       outcome: outcomeOf,
       onSettled: (creditsAfter) => note({ creditsAfter })
-    }, describeUpload(request, adapt)))
+    }, describeUpload(request, adapt))).pipe(withoutIdleTimeout(request))
 
 export const describe = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest

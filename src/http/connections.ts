@@ -1,0 +1,79 @@
+/**
+ * How long a client may hold a connection (README, Slow clients). Bun closes a connection on which
+ * no byte has moved, either way, for `idleTimeoutSeconds`: between requests on a kept-alive one,
+ * and, for some requests, while the request waits for its answer. A request whose work has
+ * deadlines of its own (a describe: UPLOAD_TIMEOUT_MS, MODEL_TIMEOUT_MS) lifts it while that work
+ * runs, so a slow model is not cut off, and puts it back before it answers. Small bodies are read
+ * within a deadline of their own; a body nobody reads is not waited for.
+ */
+import { HttpApp, HttpMiddleware, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { type Duration, Effect, Stream } from "effect"
+
+/** Short: a kept-alive connection nobody uses costs a file descriptor, and a slow client holds one. */
+export const idleTimeoutSeconds = 10
+
+/** What this module needs of the `Bun.Server` behind a request. */
+type Timeouts = Pick<Bun.Server<undefined>, "timeout">
+
+const hasTimeouts = (server: unknown): server is Timeouts =>
+  typeof server === "object" && server !== null && typeof Reflect.get(server, "timeout") === "function"
+
+/**
+ * @effect/platform-bun keeps the `Bun.Server` of each request in its private `bunServer` field and
+ * offers no other way to it; without one (another platform), there is no idle timer to set.
+ */
+const setIdleTimeout = (request: HttpServerRequest.HttpServerRequest, seconds: number) =>
+  Effect.sync(() => {
+    const server: unknown = Reflect.get(request, "bunServer")
+    if (hasTimeouts(server) && request.source instanceof Request) server.timeout(request.source, seconds)
+  })
+
+/** Runs `work` with no idle timer on the request's connection, and restores the timer as it ends. */
+export const withoutIdleTimeout = (request: HttpServerRequest.HttpServerRequest) =>
+<A, E, R>(work: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.acquireUseRelease(setIdleTimeout(request, 0), () => work, () => setIdleTimeout(request, idleTimeoutSeconds))
+
+/** The request came with a body that no route read, not even in part. */
+const bodyUnread = (request: HttpServerRequest.HttpServerRequest) => {
+  const announced = Number(request.headers["content-length"] ?? 0) > 0 || request.headers["transfer-encoding"] !== undefined
+  return announced && request.source instanceof Request && !request.source.bodyUsed
+}
+
+/**
+ * An answer given without reading the body closes the connection: Bun would otherwise read the
+ * body to its end before the next request, for as long as a client takes to trickle it.
+ */
+export const closeAfterUnreadBody = HttpMiddleware.make((app) =>
+  Effect.zipRight(
+    HttpApp.appendPreResponseHandler((request, response) =>
+      Effect.succeed(bodyUnread(request) ? HttpServerResponse.setHeader(response, "connection", "close") : response)
+    ),
+    app
+  )
+)
+
+/** Why a small body was not read to its end. */
+export type BodyCutOff = "tooLarge" | "timedOut" | "broken"
+
+/**
+ * A small body (a form, a command), whole, read up to `maxBytes` and within `timeout`: a client
+ * trickling it would otherwise hold its connection for as long as it likes. `refuse` makes the
+ * caller's error; the answer to it should close the connection, as the body was not read to its end.
+ */
+export const readSmallBody = <E>(
+  request: HttpServerRequest.HttpServerRequest,
+  limits: { readonly maxBytes: number; readonly timeout: Duration.Duration },
+  refuse: (reason: BodyCutOff) => E
+): Effect.Effect<Uint8Array, E> =>
+  Number(request.headers["content-length"] ?? 0) > limits.maxBytes
+    ? Effect.fail(refuse("tooLarge"))
+    : Stream.runFoldEffect(request.stream, new Uint8Array(0), (read, chunk) => {
+      if (read.length + chunk.length > limits.maxBytes) return Effect.fail(refuse("tooLarge"))
+      const next = new Uint8Array(read.length + chunk.length)
+      next.set(read)
+      next.set(chunk, read.length)
+      return Effect.succeed(next)
+    }).pipe(
+      Effect.catchTag("RequestError", () => Effect.fail(refuse("broken"))),
+      Effect.timeoutFail({ duration: limits.timeout, onTimeout: () => refuse("timedOut") })
+    )

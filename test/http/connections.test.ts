@@ -1,0 +1,126 @@
+/**
+ * How long a client may hold a connection (src/http/connections.ts, README "Slow clients"): an
+ * idle kept-alive connection is closed after the idle timeout, yet a describe waiting on a model
+ * slower than that gets its answer (with a 40 s model: test/http/describe.test.ts); a dashboard
+ * form has a deadline and a size bound; a body no route reads is not waited for. Raw sockets, so
+ * the test sees when the server closes.
+ */
+import { expect, layer } from "@effect/vitest"
+import { Duration, Effect, Layer, Logger, LogLevel } from "effect"
+import { idleTimeoutSeconds } from "../../src/http/connections.ts"
+import { maxFormBytes } from "../../src/domain/dashboard.ts"
+import { Describer } from "../../src/services/Describer.ts"
+import { pgliteWith } from "../support/database.ts"
+import { customer, jpeg, serverPort } from "../support/describe.ts"
+import { multipartBody, multipartContentType } from "../support/multipartBody.ts"
+import { type RawResponse, requestHead, sendRaw } from "../support/rawHttp.ts"
+import { serverWith } from "../support/server.ts"
+import { servicesOn } from "../support/services.ts"
+
+const formTimeoutMs = 2000
+const idleMs = idleTimeoutSeconds * 1000
+/** Bun checks its idle timers every few seconds: a connection goes up to this long after its time. */
+const idleSlackMs = 6000
+/** Longer than the idle timeout, and then some. */
+const modelMs = idleMs + idleSlackMs
+
+const slowModel = Describer.scripted((request) =>
+  Effect.sleep(Duration.millis(modelMs)).pipe(
+    Effect.as(Object.fromEntries(request.fields.map((field) => [field.name, `${field.name} value`])))
+  )
+)
+
+const app = serverWith(servicesOn(pgliteWith({ formTimeout: Duration.millis(formTimeoutMs) }), slowModel)).pipe(
+  Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+)
+
+/** One byte at a time. */
+function* bytewise(text: string) {
+  for (const byte of new TextEncoder().encode(text)) yield Uint8Array.of(byte)
+}
+
+const formHead = (headers: Readonly<Record<string, string>>) =>
+  requestHead("POST", "/dashboard/login", { "content-type": "application/x-www-form-urlencoded", ...headers })
+
+const closedSoon = (response: RawResponse) => {
+  expect(response.headers["connection"]).toBe("close")
+  expect(response.closedAfterMs).toBeLessThan(2000)
+}
+
+layer(app, { excludeTestServices: true, timeout: 120_000 })("connections", (it) => {
+  it.effect(`a kept-alive connection left idle is closed after ${idleTimeoutSeconds} s`, () =>
+    Effect.gen(function* () {
+      const port = yield* serverPort
+      const response = yield* sendRaw({ port, head: requestHead("GET", "/healthz"), awaitClose: true, timeoutMs: idleMs + 3 * idleSlackMs })
+      expect(response.status).toBe(200)
+      expect(response.closedAfterMs).toBeGreaterThan(idleMs - 1000)
+      expect(response.closedAfterMs).toBeLessThan(idleMs + idleSlackMs)
+    }), 60_000)
+
+  it.effect(`a describe waiting ${modelMs / 1000} s on the model is answered; then its connection idles out as any other (the timer is put back)`, () =>
+    Effect.gen(function* () {
+      const port = yield* serverPort
+      const { token } = yield* customer(1)
+      const body = multipartBody("b", [{ name: "image", filename: "a.jpg", data: jpeg }])
+      const head = requestHead("POST", "/api/describe", {
+        authorization: `Bearer ${token}`,
+        "content-type": multipartContentType("b"),
+        "transfer-encoding": "chunked"
+      })
+      const response = yield* sendRaw({ port, head, body: [body], chunked: true, awaitClose: true, timeoutMs: modelMs + idleMs + 3 * idleSlackMs })
+      expect([response.status, response.body]).toEqual([200, '{"title":"title value","alternativeText":"alternativeText value","caption":"caption value","alt_text":"alternativeText value"}'])
+      expect(response.closedAfterMs).toBeGreaterThan(idleMs - 1000)
+      expect(response.closedAfterMs).toBeLessThan(idleMs + idleSlackMs)
+    }), 90_000)
+
+  it.effect(`a dashboard form trickling past ${formTimeoutMs / 1000} s is cut off: 400, and the connection is closed`, () =>
+    Effect.gen(function* () {
+      const port = yield* serverPort
+      const form = "email=owner%40example.com&password=correct+horse+battery+staple"
+      const response = yield* sendRaw({
+        port,
+        head: formHead({ "content-length": String(form.length) }),
+        body: bytewise(form),
+        pauseMs: 200,
+        awaitClose: true,
+        timeoutMs: 4 * formTimeoutMs
+      })
+      expect(response.status).toBe(400)
+      expect(response.body).toContain("This form took too long to arrive")
+      closedSoon(response)
+    }))
+
+  it.effect(`a dashboard form over ${maxFormBytes / 1024} KiB is refused, announced or not: 413, and the connection is closed`, () =>
+    Effect.gen(function* () {
+      const port = yield* serverPort
+      const big = "a=" + "x".repeat(maxFormBytes)
+      const announced = yield* sendRaw({ port, head: formHead({ "content-length": String(big.length) }), awaitClose: true })
+      const chunked = yield* sendRaw({
+        port,
+        head: formHead({ "transfer-encoding": "chunked" }),
+        body: [big.slice(0, 8000), big.slice(8000)],
+        chunked: true,
+        awaitClose: true
+      })
+      for (const response of [announced, chunked]) {
+        expect(response.status).toBe(413)
+        expect(response.body).toContain("This form is too large")
+        closedSoon(response)
+      }
+    }))
+
+  it.effect("a body no route reads is not waited for: the answer closes the connection", () =>
+    Effect.gen(function* () {
+      const port = yield* serverPort
+      const response = yield* sendRaw({
+        port,
+        head: requestHead("GET", "/healthz", { "content-length": "1000" }),
+        body: bytewise("a".repeat(50)),
+        pauseMs: 200,
+        awaitClose: true,
+        timeoutMs: 15_000
+      })
+      expect(response.status).toBe(200)
+      closedSoon(response)
+    }))
+})
