@@ -2,9 +2,10 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import sharp, { type Sharp } from "sharp"
 import type { PreparedImage } from "../../src/domain/describe.ts"
-import { ImageProcessingFailed, ImageTooLarge, ImageTooManyPixels, InvalidImageFile } from "../../src/domain/errors.ts"
+import { ImageProcessingFailed, ImageTooLarge, ImageTooManyPixels, ImageTooManyScans, InvalidImageFile } from "../../src/domain/errors.ts"
+import { jpegScanCount } from "../../src/domain/jpegMarkers.ts"
 import { limits } from "../../src/domain/limits.ts"
-import { Images, maxMegapixels } from "../../src/services/Images.ts"
+import { Images, maxJpegScans, maxMegapixels } from "../../src/services/Images.ts"
 import { solid as preparedSolid } from "../domain/preparedImages.ts"
 import {
   animation,
@@ -24,13 +25,14 @@ import {
   svgWithProlog,
   truncate
 } from "../fixtures/images.ts"
+import { cjpegMissing, scanBombJpeg } from "../support/hostileImages.ts"
 
 type Rgba = readonly [number, number, number, number]
 
 const encode = (image: Sharp) => Effect.promise(() => image.toBuffer())
 const headerOf = (bytes: Uint8Array) => Effect.promise(() => sharp(bytes).metadata())
 
-const prepare = (bytes: Uint8Array) => Effect.flatMap(Images, (images) => images.prepare(bytes))
+const prepare = (bytes: Uint8Array) => Effect.flatMap(Images, (images) => images.prepare(bytes, "an account"))
 
 /** An RGB image's pixels read as opaque. */
 const pixelAt = (image: PreparedImage, x: number, y: number): Rgba => {
@@ -301,6 +303,33 @@ layer(Images.layer)("Images.layer", (it) => {
         expect(yield* Effect.flip(prepare(blackBitmapPng(10_000, 10_001)))).toStrictEqual(
           new ImageTooManyPixels({ maxMegapixels: 100 })
         )
+      }))
+  })
+
+  // Generated with libjpeg-turbo's cjpeg; skipped, with this name, where it is not installed.
+  describe(`scan bombs (over ${maxJpegScans} JPEG scans)${cjpegMissing ? ": skipped, cjpeg (libjpeg-turbo-progs) is not installed" : ""}`, () => {
+    const tooManyScans = new ImageTooManyScans({ maxScans: 32 })
+
+    it.effect.skipIf(cjpegMissing)("700 scans of a flat picture, end marker cut off, are refused from the markers", () =>
+      Effect.gen(function* () {
+        const bytes = scanBombJpeg({ side: 2000, colour: false, scans: 700, endMarker: false })
+        expect(jpegScanCount(bytes)).toBe(700)
+        expect(yield* Effect.flip(prepare(bytes))).toStrictEqual(tooManyScans)
+      }))
+
+    it.effect.skipIf(cjpegMissing)("2,080 scans in colour, end marker kept (a valid image), are refused", () =>
+      Effect.gen(function* () {
+        const bytes = scanBombJpeg({ side: 1000, colour: true, scans: 2080, endMarker: true })
+        expect(jpegScanCount(bytes)).toBe(2080)
+        expect(yield* Effect.flip(prepare(bytes))).toStrictEqual(tooManyScans)
+      }))
+
+    it.effect.skipIf(cjpegMissing)("exactly 32 scans are decoded, 33 are refused", () =>
+      Effect.gen(function* () {
+        const image = yield* prepare(scanBombJpeg({ side: 600, colour: false, scans: 32, endMarker: true }))
+        expect([image.width, image.height]).toStrictEqual([600, 600])
+        expectColour(pixelAt(image, 300, 300), [128, 128, 128, 255], 2)
+        expect(yield* Effect.flip(prepare(scanBombJpeg({ side: 600, colour: false, scans: 33, endMarker: true })))).toStrictEqual(tooManyScans)
       }))
   })
 

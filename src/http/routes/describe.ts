@@ -102,7 +102,11 @@ const readForm = (request: HttpServerRequest.HttpServerRequest, contentLength: n
  * Checks 3 to 6, within the upload budget: what the describer needs, and nothing of the body, so
  * the upload's memory can go before the model is called.
  */
-const prepareUpload = (request: HttpServerRequest.HttpServerRequest, adapt: (form: DescribeForm) => DescribeForm) =>
+const prepareUpload = (
+  request: HttpServerRequest.HttpServerRequest,
+  accountId: string,
+  adapt: (form: DescribeForm) => DescribeForm
+) =>
   Effect.gen(function* () {
     const contentLength = contentLengthOf(request)
     // Check 3 from the announced length, before a byte is read.
@@ -127,7 +131,7 @@ const prepareUpload = (request: HttpServerRequest.HttpServerRequest, adapt: (for
       yield* note({ imageBytes: upload.size })
       yield* Metric.incrementBy(imageBytesIn, upload.size)
       if (upload.size > limits.imageBytes) return yield* new ImageTooLarge()
-      const image = yield* Effect.flatMap(Images, (images) => images.prepare(upload.bytes)).pipe(
+      const image = yield* Effect.flatMap(Images, (images) => images.prepare(upload.bytes, accountId)).pipe(
         Metric.trackDurationWith(imageSeconds, Duration.toSeconds)
       )
       const input: DescribeRequest = {
@@ -160,9 +164,13 @@ const generate = (input: DescribeRequest) =>
   }).pipe(Effect.tapError((error) => Metric.increment(Metric.tagged(modelErrors, "kind", error._tag))))
 
 /** Checks 3 to 7, once a credit is held. */
-const describeUpload = (request: HttpServerRequest.HttpServerRequest, adapt: (form: DescribeForm) => DescribeForm) =>
+const describeUpload = (
+  request: HttpServerRequest.HttpServerRequest,
+  accountId: string,
+  adapt: (form: DescribeForm) => DescribeForm
+) =>
   Effect.gen(function* () {
-    const { input, schemaGiven } = yield* prepareUpload(request, adapt)
+    const { input, schemaGiven } = yield* prepareUpload(request, accountId, adapt)
     const result = yield* generate(input)
     return describeResultEntries(input.fields, result, schemaGiven)
   })
@@ -209,7 +217,7 @@ export const describeCharged = (
   Effect.flatMap(Credits, (credits) =>
     Effect.acquireUseRelease(
       credits.reserve(accountId, keyId),
-      () => describeUpload(request, adapt),
+      () => describeUpload(request, accountId, adapt),
       (usageId, exit) =>
         credits.settle(usageId, outcomeOf(exit)).pipe(
           Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: (creditsAfter) => note({ creditsAfter }) }))
