@@ -75,3 +75,28 @@ export const jpegScanCount = (bytes: Uint8Array, atMost = Infinity): number => {
   }
   return scans
 }
+
+/** Frame headers: SOF0-SOF15 but DHT (C4), JPG (C8) and DAC (CC). */
+const isFrameHeader = (code: number) => code >= 0xc0 && code <= 0xcf && code !== 0xc4 && code !== 0xc8 && code !== 0xcc
+
+/**
+ * Samples per pixel of the frame, from its components' sampling factors (B.2.2): 1 for grey, 1.5
+ * for colour at 4:2:0, 3 at 4:4:4. Undefined when the frame header is missing or cut short.
+ */
+export const jpegSamplesPerPixel = (bytes: Uint8Array): number | undefined => {
+  for (const { code, offset } of jpegMarkers(bytes)) {
+    if (code === startOfScan) return undefined
+    if (!isFrameHeader(code)) continue
+    // Length (2), precision (1), height (2), width (2), component count (1), then 3 bytes each:
+    // id, sampling factors (horizontal in the high nibble), quantisation table.
+    const count = bytes[offset + 9] ?? 0
+    const factors = Array.from({ length: count }, (_, i) => bytes[offset + 11 + 3 * i])
+    if (count === 0 || factors.some((byte) => byte === undefined)) return undefined
+    const sampling = factors.map((byte = 0) => ({ h: byte >> 4, v: byte & 15 }))
+    const hMax = Math.max(...sampling.map((s) => s.h))
+    const vMax = Math.max(...sampling.map((s) => s.v))
+    if (hMax === 0 || vMax === 0) return undefined
+    return sampling.reduce((sum, s) => sum + (s.h * s.v) / (hMax * vMax), 0)
+  }
+  return undefined
+}

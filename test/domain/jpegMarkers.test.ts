@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck as fc } from "effect"
 import type { Sharp } from "sharp"
-import { jpegMarkers, jpegScanCount } from "../../src/domain/jpegMarkers.ts"
+import { jpegMarkers, jpegSamplesPerPixel, jpegScanCount } from "../../src/domain/jpegMarkers.ts"
 import { concatBytes } from "../support/multipartBody.ts"
 import { noise } from "../fixtures/images.ts"
 
@@ -84,5 +84,21 @@ describe("jpegScanCount", () => {
       { code: 0xda, offset: 9 },
       { code: 0xd9, offset: 20 }
     ])
+  })
+})
+
+describe("jpegSamplesPerPixel", () => {
+  it.effect("grey 1, colour at 4:2:0 1.5, at 4:4:4 3", () =>
+    Effect.gen(function* () {
+      expect(jpegSamplesPerPixel(yield* encode(noise(64, 48).toColourspace("b-w").jpeg()))).toBe(1)
+      expect(jpegSamplesPerPixel(yield* encode(noise(64, 48).jpeg({ chromaSubsampling: "4:2:0" })))).toBe(1.5)
+      expect(jpegSamplesPerPixel(yield* encode(noise(64, 48).jpeg({ chromaSubsampling: "4:4:4", progressive: true })))).toBe(3)
+    }))
+
+  it("undefined without a whole frame header before the first scan", () => {
+    const frame = segment(0xc2, new Uint8Array([8, 0, 16, 0, 16, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]))
+    expect(jpegSamplesPerPixel(concatBytes([soi, frame, scan(new Uint8Array(0)), eoi]))).toBe(1.5)
+    expect(jpegSamplesPerPixel(concatBytes([soi, frame]).subarray(0, 19))).toBeUndefined()
+    expect(jpegSamplesPerPixel(concatBytes([soi, scan(new Uint8Array(0)), frame, eoi]))).toBeUndefined()
   })
 })

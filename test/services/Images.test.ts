@@ -25,7 +25,7 @@ import {
   svgWithProlog,
   truncate
 } from "../fixtures/images.ts"
-import { cjpegMissing, scanBombJpeg } from "../support/hostileImages.ts"
+import { cjpegMissing, jpegClaiming, scanBombJpeg } from "../support/hostileImages.ts"
 
 type Rgba = readonly [number, number, number, number]
 
@@ -303,6 +303,28 @@ layer(Images.layer)("Images.layer", (it) => {
         expect(yield* Effect.flip(prepare(blackBitmapPng(10_000, 10_001)))).toStrictEqual(
           new ImageTooManyPixels({ maxMegapixels: 100 })
         )
+      }))
+  })
+
+  describe("JPEGs of more than one scan hold all their coefficients: 200 MB at most", () => {
+    it.effect.each([
+      ["grey", "greyscale", 100, [10_000, 10_001]],
+      ["4:2:0 colour", "4:2:0", 66, [8_000, 8_400]],
+      ["4:4:4 colour", "4:4:4", 33, [5_700, 5_900]]
+    ] as const)("progressive %s: at most the megapixels of 200 MB", ([, layout, megapixels, [side, longSide]]) =>
+      Effect.gen(function* () {
+        const progressive = yield* encode(
+          (layout === "greyscale" ? noise(64, 48).toColourspace("b-w") : noise(64, 48)).jpeg({ progressive: true, ...(layout === "greyscale" ? {} : { chromaSubsampling: layout }) })
+        )
+        expect(yield* Effect.flip(prepare(jpegClaiming(progressive, side, longSide)))).toStrictEqual(
+          new ImageTooManyPixels({ maxMegapixels: megapixels })
+        )
+      }))
+
+    it.effect("a one-scan JPEG keeps the common limit: past it, a baseline claiming 8,000 x 8,400 is decoded (and found short)", () =>
+      Effect.gen(function* () {
+        const baseline = yield* encode(noise(64, 48).jpeg({ chromaSubsampling: "4:2:0" }))
+        expect(yield* Effect.flip(prepare(jpegClaiming(baseline, 8_000, 8_400)))).toStrictEqual(corrupt("JPEG"))
       }))
   })
 
