@@ -20,14 +20,11 @@ const standsAlone = (code: number) => code === 0xd8 || code === endOfImage || (c
 
 /** The offset just past entropy-coded data starting at `from`: its 0xFF00 are stuffed bytes and its RST markers belong to it (B.1.1.5). */
 const endOfEntropyData = (bytes: Uint8Array, from: number): number => {
-  let at = from
-  while (at + 1 < bytes.length) {
-    if (bytes[at] !== 0xff) {
-      at++
-      continue
-    }
+  // `indexOf` skips the data between 0xFF bytes natively: a 10 MB scan is walked in milliseconds.
+  let at = bytes.indexOf(0xff, from)
+  while (at !== -1 && at + 1 < bytes.length) {
     const next = bytes[at + 1] ?? 0
-    if (next === 0x00 || (next >= 0xd0 && next <= 0xd7)) at += 2
+    if (next === 0x00 || (next >= 0xd0 && next <= 0xd7)) at = bytes.indexOf(0xff, at + 2)
     else if (next === 0xff) at++ // a fill byte before a marker (B.1.1.2)
     else return at
   }
