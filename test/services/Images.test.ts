@@ -1,5 +1,5 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Fiber, Ref } from "effect"
 import sharp, { type Sharp } from "sharp"
 import type { PreparedImage } from "../../src/domain/describe.ts"
 import { ImageProcessingFailed, ImageTooLarge, ImageTooManyPixels, ImageTooManyScans, InvalidImageFile } from "../../src/domain/errors.ts"
@@ -360,6 +360,30 @@ layer(Images.layer)("Images.layer", (it) => {
         )
       }))
   })
+
+  // sharp decodes on the runtime's worker pool: with two threads (Bun's default on 2 cores) the
+  // third decode slot would wait for a worker. `npm start` and `npm test` set 4 (README).
+  const workers = Number(process.env["UV_THREADPOOL_SIZE"] ?? 0)
+  it.effect.skipIf(cjpegMissing || workers < 4)(
+    `one account's slow decodes leave a slot to another account's image${workers < 4 ? ": skipped, UV_THREADPOOL_SIZE is under 4" : ""}`,
+    () =>
+    Effect.gen(function* () {
+      // Slow but allowed: 32 scans of 100 megapixels, each scan a pass over every block (seconds).
+      const slow = scanBombJpeg({ side: 10_000, colour: false, scans: 32, endMarker: true })
+      const small = yield* encode(solid(64, 48, red).png())
+      const finished = yield* Ref.make<ReadonlyArray<string>>([])
+      const run = (name: string, owner: string, bytes: Uint8Array) =>
+        Effect.flatMap(Images, (images) => images.prepare(bytes, owner)).pipe(
+          Effect.zipRight(Ref.update(finished, (names) => [...names, name]))
+        )
+      const slowOnes = yield* Effect.fork(Effect.all([run("a1", "a", slow), run("a2", "a", slow)], { concurrency: "unbounded" }))
+      // Real time (not the test clock) for a's decodes to take their slots.
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
+      yield* run("b", "b", small)
+      yield* Fiber.join(slowOnes)
+      // b did not wait for a slot: it was done before either of a's decodes.
+      expect((yield* Ref.get(finished))[0]).toBe("b")
+    }), 60_000)
 
   it.effect("parallel uploads all complete", () =>
     Effect.gen(function* () {
