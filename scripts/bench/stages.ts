@@ -59,14 +59,14 @@ const rows: Array<ReadonlyArray<string>> = []
 for (const image of await allImages()) {
   const upload = uploadOf(image.bytes)
   const chunks = chunksOf(upload.body, 64 * 1024)
-  const prepared = await Effect.runPromise(prepare(image.bytes))
+  const prepared = await Effect.runPromise(prepare(image.bytes, "bench"))
   const describeRequest = { image: prepared, fields: domain.defaultFields, keywords: "", context: "", language: "en" }
 
   // The service's steps.
   const form = await timed(() =>
     Effect.runPromise(multipart.readDescribeForm({ contentType: upload.contentType, body: Stream.fromIterable(chunks) }))
   )
-  const prep = await timed(() => Effect.runPromise(prepare(image.bytes)))
+  const prep = await timed(() => Effect.runPromise(prepare(image.bytes, "bench")))
   const model_ = await timed(() => Effect.runPromise(describer.describe(describeRequest).pipe(Logger.withMinimumLogLevel(LogLevel.None))))
 
   // The baseline's steps.

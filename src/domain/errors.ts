@@ -67,6 +67,14 @@ export class ImageTooManyPixels extends Schema.TaggedError<ImageTooManyPixels>()
   maxMegapixels: Schema.Number
 }) {}
 
+/**
+ * Check 6: a JPEG in more scans than we decode. Each scan of a progressive JPEG is one more pass
+ * over every block, so a small file of thousands of scans costs minutes (a decoding bomb in time).
+ */
+export class ImageTooManyScans extends Schema.TaggedError<ImageTooManyScans>()("ImageTooManyScans", {
+  maxScans: Schema.Number
+}) {}
+
 /** Check 6: a supported format that cannot be decoded (truncated, corrupt). */
 export class ImageProcessingFailed extends Schema.TaggedError<ImageProcessingFailed>()("ImageProcessingFailed", {
   cause: Schema.String
@@ -80,7 +88,7 @@ export class GenerationFailed extends Schema.TaggedError<GenerationFailed>()("Ge
   reason: Schema.Literal("failed", "timeout", "invalid-answer", "refusal")
 }) {}
 
-export type ImageError = InvalidImageFile | ImageTooLarge | ImageTooManyPixels | ImageProcessingFailed
+export type ImageError = InvalidImageFile | ImageTooLarge | ImageTooManyPixels | ImageTooManyScans | ImageProcessingFailed
 export type DescriberError = AnswerTooLong | GenerationFailed
 export type FormError = RequestTooLarge | UploadTimedOut | NotMultipart | NoFileUploaded | LanguageTooLong
 

@@ -53,6 +53,7 @@ const describeResponses: Responses<DescribeError> = {
   InvalidImageFile: () => [400, "Bad Request, Invalid image file"],
   ImageTooLarge: () => [413, "Image too large: the maximum is 10 MB"],
   ImageTooManyPixels: (error) => [413, `Image too large: the maximum is ${error.maxMegapixels} megapixels`],
+  ImageTooManyScans: (error) => [413, `Image too large: the maximum is ${error.maxScans} scans per JPEG`],
   ImageProcessingFailed: (error) => [500, `Image processing failed: ${error.cause}`],
   AnswerTooLong: () => [400, answerTooLong],
   GenerationFailed: () => [500, "Internal Server Error"]

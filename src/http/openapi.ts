@@ -14,6 +14,7 @@ import {
   GenerationFailed,
   ImageTooLarge,
   ImageTooManyPixels,
+  ImageTooManyScans,
   InvalidImageFile,
   InvalidSchema,
   KeyRejected,
@@ -25,7 +26,7 @@ import {
 } from "../domain/errors.ts"
 import type { ApiKeyError, DescribeError } from "../domain/errors.ts"
 import { limits } from "../domain/limits.ts"
-import { maxMegapixels } from "../services/Images.ts"
+import { maxJpegScans as maxScans, maxMegapixels } from "../services/Images.ts"
 import { describeFailure, tokensFailure } from "./errors.ts"
 
 /** One of each failure; `ImageProcessingFailed` carries a cause and is documented by its prefix. */
@@ -33,7 +34,8 @@ const describeFailures: ReadonlyArray<DescribeError> = [
   new ApiKeyMissing(), new KeyRejected(), new NoCreditLeft(), new RequestTooLarge(), new NotMultipart(),
   new NoFileUploaded(), new LanguageTooLong(),
   ...Object.values(schemaRule).map((reason) => new InvalidSchema({ reason })),
-  new InvalidImageFile(), new ImageTooLarge(), new ImageTooManyPixels({ maxMegapixels }), new AnswerTooLong(),
+  new InvalidImageFile(), new ImageTooLarge(), new ImageTooManyPixels({ maxMegapixels }),
+  new ImageTooManyScans({ maxScans }), new AnswerTooLong(),
   new GenerationFailed({ reason: "failed" })
 ]
 

@@ -7,13 +7,18 @@ import { Context, Effect, Layer, Option } from "effect"
 import sharp, { type SharpOptions } from "sharp"
 import type { ImageFormat, PreparedImage } from "../domain/describe.ts"
 import type { ImageError } from "../domain/errors.ts"
-import { ImageProcessingFailed, ImageTooLarge, ImageTooManyPixels, InvalidImageFile } from "../domain/errors.ts"
+import { ImageProcessingFailed, ImageTooLarge, ImageTooManyPixels, ImageTooManyScans, InvalidImageFile } from "../domain/errors.ts"
 import { detectImageFormat, imageFormatName } from "../domain/imageFormat.ts"
+import { jpegSamplesPerPixel, jpegScanCount } from "../domain/jpegMarkers.ts"
 import { limits } from "../domain/limits.ts"
+import { makeFairPermits } from "./fairPermits.ts"
 
 export interface ImagesShape {
-  /** Check 6 of spec §4.1: turns the uploaded bytes into the one PreparedImage the describer receives. */
-  readonly prepare: (bytes: Uint8Array) => Effect.Effect<PreparedImage, ImageError>
+  /**
+   * Check 6 of spec §4.1: turns the uploaded bytes into the one PreparedImage the describer
+   * receives. `owner` (the account) bounds how many decodes one caller holds at once.
+   */
+  readonly prepare: (bytes: Uint8Array, owner: string) => Effect.Effect<PreparedImage, ImageError>
 }
 
 /**
@@ -28,8 +33,43 @@ export interface ImagesShape {
 export const maxMegapixels = 100
 const maxPixels = maxMegapixels * 1_000_000
 
-/** Images decoded at once: one per core of the 2-core target, each on one libvips thread. */
+/**
+ * Memory one JPEG's coefficients may take. A JPEG of more than one scan (progressive, or one scan
+ * per component) is decoded into a buffer of all its coefficients, 2 bytes per sample, before
+ * the first row comes out: 200 MB for 100 megapixels of grey, 300 MB in colour at 4:2:0 (measured:
+ * the process grew by 185 and 290 MB). 200 MB keeps such a file within what a 100-megapixel grey
+ * one takes, so its pixel limit is lower when its colour has more samples: 66 megapixels at 4:2:0,
+ * 33 at 4:4:4. A one-scan (baseline) JPEG streams its rows and keeps the common limit.
+ */
+const maxCoefficientBytes = 200_000_000
+
+/** The pixel limit of this file: the common one, lower for a multi-scan JPEG (`maxCoefficientBytes`). */
+const pixelLimitOf = (bytes: Uint8Array, format: ImageFormat, scans: number): number =>
+  format === "jpeg" && scans > 1 ? Math.min(maxPixels, maxCoefficientBytes / (2 * (jpegSamplesPerPixel(bytes) ?? 3))) : maxPixels
+
+/**
+ * Scans a JPEG may have. Each scan of a progressive JPEG is a pass over every block of the image,
+ * so the scans multiply the decoding time: a flat 100-megapixel JPEG of 700 scans (300 KB) took
+ * 44 s to decode. Encoders write 1 (baseline) to about 12 (libjpeg's progression writes 10 for
+ * colour, 6 for grey); 32 leaves room for hand-tuned scripts while bounding the worst case to
+ * some 32 passes. Counted from the markers, before libvips sees the file.
+ */
+export const maxJpegScans = 32
+
+/**
+ * Wall time one decode may take. libvips checks it between regions of output, so it cuts short
+ * work that progresses slowly; work done in one piece inside the loader (a progressive JPEG's
+ * scans are all read before the first row comes out) is bounded by the scan and pixel limits.
+ */
+export const decodeTimeoutSeconds = 10
+
+/**
+ * Images decoded at once: one per core of the 2-core target, each on one libvips thread, and one
+ * more that no single account can take, so that one account's slow uploads never leave the
+ * others waiting for a slot (its own queue behind each other).
+ */
 const parallelImages = 2
+const decodeSlots = parallelImages + 1
 
 /** The only libvips loaders left callable: the buffer loaders of the four formats of §8. */
 const allowedLoaders = [
@@ -68,10 +108,15 @@ const inputOptions = {
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
+/** How sharp reports the pipeline's `timeout` (libvips' "timeout: N% complete"). */
+const isTimeout = (error: unknown) => messageOf(error).startsWith("timeout")
+
 /**
  * Runs one libvips step. Its failures are §7.1 "truncated or corrupt": the signature already said
  * the bytes are a supported format. The library's message is logged for operators; the client's
- * cause is fixed text, so it never carries library internals or file content.
+ * cause is fixed text, so it never carries library internals or file content. A step cut short by
+ * `decodeTimeoutSeconds` says so: a 500 may be retried (§7.3), and on a less busy machine the
+ * retry may finish.
  */
 const decoding = <A>(format: ImageFormat, step: () => Promise<A>) =>
   Effect.tryPromise(step).pipe(
@@ -79,13 +124,17 @@ const decoding = <A>(format: ImageFormat, step: () => Promise<A>) =>
       Effect.logWarning("Image could not be decoded").pipe(
         Effect.annotateLogs({ format, reason: messageOf(error.error) }),
         Effect.zipRight(Effect.fail(
-          new ImageProcessingFailed({ cause: `the ${imageFormatName[format]} file is truncated or corrupt` })
+          new ImageProcessingFailed({
+            cause: isTimeout(error.error)
+              ? `decoding took longer than ${decodeTimeoutSeconds} seconds`
+              : `the ${imageFormatName[format]} file is truncated or corrupt`
+          })
         ))
       )
     )
   )
 
-const decode = (bytes: Uint8Array, format: ImageFormat) =>
+const decode = (bytes: Uint8Array, format: ImageFormat, pixelLimit: number) =>
   Effect.gen(function* () {
     // Header only, no pixels. The pixel limit is lifted here so an oversized image reads as such
     // and can be answered with `ImageTooManyPixels`.
@@ -93,9 +142,12 @@ const decode = (bytes: Uint8Array, format: ImageFormat) =>
     // Signature and decoder must agree (with other loaders blocked, a mismatch means a malformed file).
     if (header.format !== format) return yield* new InvalidImageFile()
     // With `pages: 1`, `height` is one frame's height.
-    if (header.width * header.height > maxPixels) return yield* new ImageTooManyPixels({ maxMegapixels })
+    if (header.width * header.height > pixelLimit) {
+      return yield* new ImageTooManyPixels({ maxMegapixels: Math.floor(pixelLimit / 1_000_000) })
+    }
 
     const scaled = sharp(bytes, inputOptions)
+      .timeout({ seconds: decodeTimeoutSeconds })
       .autoOrient()
       // Directly after loading, so JPEG and WebP are shrunk while decoding.
       .resize({ width: limits.longestSide, height: limits.longestSide, fit: "inside", withoutEnlargement: true })
@@ -122,18 +174,22 @@ const decode = (bytes: Uint8Array, format: ImageFormat) =>
 
 const make = Effect.gen(function* () {
   yield* Effect.sync(configureSharp)
-  const permits = yield* Effect.makeSemaphore(parallelImages)
+  const permits = yield* makeFairPermits(decodeSlots, parallelImages)
 
-  const prepare = (bytes: Uint8Array): Effect.Effect<PreparedImage, ImageError> =>
+  const prepare = (bytes: Uint8Array, owner: string): Effect.Effect<PreparedImage, ImageError> =>
     Effect.gen(function* () {
       // Cheap checks first: size, then signature (§7.1 `Invalid image file`), before libvips.
       if (bytes.length > limits.imageBytes) return yield* new ImageTooLarge()
       const format = detectImageFormat(bytes)
       if (Option.isNone(format)) return yield* new InvalidImageFile()
       yield* Effect.annotateCurrentSpan("image.format", format.value)
+      // Only JPEG has scans; more than one means progressive, or one scan per component.
+      const scans = format.value === "jpeg" ? jpegScanCount(bytes, maxJpegScans) : 1
+      if (scans > maxJpegScans) return yield* new ImageTooManyScans({ maxScans: maxJpegScans })
+      const pixelLimit = pixelLimitOf(bytes, format.value, scans)
       // libvips work cannot be cancelled: it runs to its end while holding the permit, so the
       // permits count exactly the images in memory even when the request is interrupted.
-      return yield* permits.withPermits(1)(Effect.uninterruptible(decode(bytes, format.value)))
+      return yield* permits.withPermit(owner)(Effect.uninterruptible(decode(bytes, format.value, pixelLimit)))
     }).pipe(Effect.withSpan("Images.prepare", { attributes: { "image.bytes": bytes.length } }))
 
   return { prepare } satisfies ImagesShape

@@ -284,7 +284,7 @@ describe("POST /api/describe, a client that goes away", () => {
 describe("POST /api/describe, pixels while the model works", () => {
   it.live("the describer starts on the pixels; they are released before the model's part runs, and when the start fails", () =>
     Effect.gen(function* () {
-      const image = yield* Images.pipe(Effect.flatMap((images) => images.prepare(jpeg)), Effect.provide(Images.layer), Effect.orDie)
+      const image = yield* Images.pipe(Effect.flatMap((images) => images.prepare(jpeg, "an account")), Effect.provide(Images.layer), Effect.orDie)
       const pixelsAtStart: Array<number> = []
       const pixelsAtModel: Array<number> = []
       const started: Array<Uint8Array> = []
@@ -338,7 +338,7 @@ describe("POST /api/describe, pixels while the client goes away", () => {
 describe("POST /api/describe, UPLOAD_MEMORY_MB", () => {
   it.live("an upload's body is freed once its image is prepared, before the model is called", () =>
     Effect.gen(function* () {
-      const image = yield* Images.pipe(Effect.flatMap((images) => images.prepare(jpeg)), Effect.provide(Images.layer), Effect.orDie)
+      const image = yield* Images.pipe(Effect.flatMap((images) => images.prepare(jpeg, "an account")), Effect.provide(Images.layer), Effect.orDie)
       const received: Array<Uint8Array> = []
       const lengthsAtPrepare: Array<number> = []
       const bodyLengthsAtModel: Array<number> = []
@@ -364,7 +364,7 @@ describe("POST /api/describe, UPLOAD_MEMORY_MB", () => {
     Effect.gen(function* () {
       const inFlight = yield* Ref.make(0)
       const most = yield* Ref.make(0)
-      const image = yield* Images.pipe(Effect.flatMap((images) => images.prepare(jpeg)), Effect.provide(Images.layer), Effect.orDie)
+      const image = yield* Images.pipe(Effect.flatMap((images) => images.prepare(jpeg, "an account")), Effect.provide(Images.layer), Effect.orDie)
       const counting = Images.scripted(() =>
         Ref.updateAndGet(inFlight, (n) => n + 1).pipe(
           Effect.flatMap((n) => Ref.update(most, (m) => Math.max(m, n))),

@@ -3,16 +3,19 @@
  * sharp pipeline, offline describer, PGlite). Each gets its spec answer (§7.1); the process never
  * crashes and its memory stays bounded, also with the heaviest ones sent together; only the
  * uploads that are valid images (the 10,000-frame GIF, the JPEG carrying HTML in a comment, and
- * any bit-flipped file a decoder still reads whole) are described and charged, once each.
+ * any bit-flipped file a decoder still reads whole) are described and charged, once each. Scan
+ * bombs (a flat 100-megapixel progressive JPEG in thousands of scans) are refused from their
+ * markers in moments, while another customer's small image is answered beside them.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Array as Arr, Effect, Schema } from "effect"
+import { Array as Arr, Duration, Effect, Schema } from "effect"
 import type { ImageFormat } from "../../src/domain/describe.ts"
 import { imageFormatName } from "../../src/domain/imageFormat.ts"
-import { maxMegapixels } from "../../src/services/Images.ts"
+import { maxJpegScans, maxMegapixels } from "../../src/services/Images.ts"
 import { customer } from "../support/describe.ts"
 import {
   bitFlipped,
+  cjpegMissing,
   gifClaiming,
   htmlWithJpeg,
   jpegClaiming,
@@ -21,6 +24,7 @@ import {
   noiseImage,
   pdfDocument,
   pngBomb,
+  scanBombJpeg,
   svgWithEntities,
   tiffImage,
   truncated,
@@ -48,6 +52,7 @@ const refused = (status: number, error: string) => ({ status, body: { error } })
 const notMultipart = refused(400, "Bad Request, the body must be multipart/form-data")
 const invalidImage = refused(400, "Bad Request, Invalid image file")
 const tooManyPixels = refused(413, `Image too large: the maximum is ${maxMegapixels} megapixels`)
+const tooManyScans = refused(413, `Image too large: the maximum is ${maxJpegScans} scans per JPEG`)
 const corrupt = (format: ImageFormat) =>
   refused(500, `Image processing failed: the ${imageFormatName[format]} file is truncated or corrupt`)
 
@@ -232,4 +237,68 @@ describe("hostile uploads", () => {
       expect(book.usage["reserved"]).toBeUndefined()
       expect(book.usage["charged 200"]).toBe(described)
     }), 180_000)
+})
+
+/**
+ * The scan bombs, as found: flat 10,000 x 10,000 progressive JPEGs, grey in 700 scans (300 KB) and
+ * colour in 2,080 (500 KB), with and without their end marker. Before the scan limit each took
+ * 25 to 45 s and up to 300 MB to decode, and two of them held both decode slots.
+ */
+const scanBombs = () =>
+  [
+    { colour: false, scans: 700 },
+    { colour: true, scans: 2080 }
+  ].flatMap(({ colour, scans }) =>
+    [false, true].map((endMarker) => ({
+      name: `a ${colour ? "colour" : "grey"} 10,000 x 10,000 JPEG of ${scans} scans${endMarker ? "" : ", end marker cut off"}`,
+      bytes: scanBombJpeg({ side: 10_000, colour, scans, endMarker })
+    }))
+  )
+
+/** Generous bounds for a loaded 2-core machine; the bombs took 25 to 45 s each before. */
+const bombAnswerBound = Duration.seconds(5)
+const otherCustomerBound = Duration.seconds(3)
+/** What answering the bombs may add to the service's peak memory (decoding one added 185 to 290 MB). */
+const bombMemoryBytes = 128 * 1024 ** 2
+
+describe(`scan bombs${cjpegMissing ? ": skipped, cjpeg (libjpeg-turbo-progs) is not installed" : ""}`, () => {
+  it.scopedLive.skipIf(cjpegMissing)("are refused fast with bounded memory and never charged; another customer is answered beside them", () =>
+    Effect.gen(function* () {
+      const bombs = yield* Effect.sync(scanBombs)
+      const store = yield* pgliteStore
+      const attacker = yield* inStore(store)(customer(10))
+      const other = yield* inStore(store)(customer(10))
+      const service = yield* startService(store.env)
+      const small = yield* Effect.promise(() => noiseImage("png", 6200, 64, 48))
+      // Warm: the first description loads what the describer needs.
+      expect((yield* uploadAt(service.url, other.token, imageUpload("warm-up", small, "described"))).status).toBe(200)
+      const before = yield* processMemory(service.pid)
+
+      // One at a time.
+      for (const bomb of bombs) {
+        const [elapsed, answer] = yield* Effect.timed(uploadAt(service.url, attacker.token, imageUpload(bomb.name, bomb.bytes, tooManyScans)))
+        expect({ bomb: bomb.name, ...answer }).toStrictEqual({ bomb: bomb.name, ...tooManyScans })
+        expect(Duration.lessThan(elapsed, bombAnswerBound), `${bomb.name}: ${Duration.format(elapsed)}`).toBe(true)
+      }
+
+      // Two at once from one account, and another customer's small PNG a moment later.
+      const [bombAnswers, [pngElapsed, pngAnswer]] = yield* Effect.all([
+        Effect.forEach(bombs.filter((bomb) => bomb.name.endsWith("cut off")), (bomb) =>
+          uploadAt(service.url, attacker.token, imageUpload(bomb.name, bomb.bytes, tooManyScans)), { concurrency: "unbounded" }),
+        Effect.timed(uploadAt(service.url, other.token, imageUpload("small", small, "described"))).pipe(Effect.delay("200 millis"))
+      ], { concurrency: "unbounded" })
+      expect(bombAnswers).toStrictEqual([tooManyScans, tooManyScans])
+      expect(mismatch(pngAnswer, "described")).toBeNull()
+      expect(Duration.lessThan(pngElapsed, otherCustomerBound), `the other customer waited ${Duration.format(pngElapsed)}`).toBe(true)
+
+      const after = yield* processMemory(service.pid)
+      expect(after.peakBytes - before.peakBytes).toBeLessThan(bombMemoryBytes)
+      expect(yield* service.running).toBe(true)
+
+      // The attacker paid nothing; the other customer paid for its two descriptions.
+      const creditsOf = (token: string) => Effect.map(tokensAt(service.url, token), (status) => Schema.decodeUnknownSync(Balance)(status.body).user.credits)
+      expect([yield* creditsOf(attacker.token), yield* creditsOf(other.token)]).toStrictEqual([10, 8])
+      expect((yield* service.stop("SIGTERM")).exitCode).toBe(0)
+      expect(yield* inStore(store)(bookOf(attacker.accountId))).toMatchObject({ credits: 10, reserved: 0, charges: 0 })
+    }), 300_000)
 })

@@ -1,10 +1,11 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Fiber, Ref } from "effect"
 import sharp, { type Sharp } from "sharp"
 import type { PreparedImage } from "../../src/domain/describe.ts"
-import { ImageProcessingFailed, ImageTooLarge, ImageTooManyPixels, InvalidImageFile } from "../../src/domain/errors.ts"
+import { ImageProcessingFailed, ImageTooLarge, ImageTooManyPixels, ImageTooManyScans, InvalidImageFile } from "../../src/domain/errors.ts"
+import { jpegScanCount } from "../../src/domain/jpegMarkers.ts"
 import { limits } from "../../src/domain/limits.ts"
-import { Images, maxMegapixels } from "../../src/services/Images.ts"
+import { Images, maxJpegScans, maxMegapixels } from "../../src/services/Images.ts"
 import { solid as preparedSolid } from "../domain/preparedImages.ts"
 import {
   animation,
@@ -24,13 +25,14 @@ import {
   svgWithProlog,
   truncate
 } from "../fixtures/images.ts"
+import { cjpegMissing, jpegClaiming, scanBombJpeg } from "../support/hostileImages.ts"
 
 type Rgba = readonly [number, number, number, number]
 
 const encode = (image: Sharp) => Effect.promise(() => image.toBuffer())
 const headerOf = (bytes: Uint8Array) => Effect.promise(() => sharp(bytes).metadata())
 
-const prepare = (bytes: Uint8Array) => Effect.flatMap(Images, (images) => images.prepare(bytes))
+const prepare = (bytes: Uint8Array) => Effect.flatMap(Images, (images) => images.prepare(bytes, "an account"))
 
 /** An RGB image's pixels read as opaque. */
 const pixelAt = (image: PreparedImage, x: number, y: number): Rgba => {
@@ -303,6 +305,85 @@ layer(Images.layer)("Images.layer", (it) => {
         )
       }))
   })
+
+  describe("JPEGs of more than one scan hold all their coefficients: 200 MB at most", () => {
+    it.effect.each([
+      ["grey", "greyscale", 100, [10_000, 10_001]],
+      ["4:2:0 colour", "4:2:0", 66, [8_000, 8_400]],
+      ["4:4:4 colour", "4:4:4", 33, [5_700, 5_900]]
+    ] as const)("progressive %s: at most the megapixels of 200 MB", ([, layout, megapixels, [side, longSide]]) =>
+      Effect.gen(function* () {
+        const progressive = yield* encode(
+          (layout === "greyscale" ? noise(64, 48).toColourspace("b-w") : noise(64, 48)).jpeg({ progressive: true, ...(layout === "greyscale" ? {} : { chromaSubsampling: layout }) })
+        )
+        expect(yield* Effect.flip(prepare(jpegClaiming(progressive, side, longSide)))).toStrictEqual(
+          new ImageTooManyPixels({ maxMegapixels: megapixels })
+        )
+      }))
+
+    it.effect("a one-scan JPEG keeps the common limit: past it, a baseline claiming 8,000 x 8,400 is decoded (and found short)", () =>
+      Effect.gen(function* () {
+        const baseline = yield* encode(noise(64, 48).jpeg({ chromaSubsampling: "4:2:0" }))
+        expect(yield* Effect.flip(prepare(jpegClaiming(baseline, 8_000, 8_400)))).toStrictEqual(corrupt("JPEG"))
+      }))
+  })
+
+  // Generated with libjpeg-turbo's cjpeg; skipped, with this name, where it is not installed.
+  describe(`scan bombs (over ${maxJpegScans} JPEG scans)${cjpegMissing ? ": skipped, cjpeg (libjpeg-turbo-progs) is not installed" : ""}`, () => {
+    // A plain object, so that the tests also run (and fail) against code without the error.
+    const tooManyScans = { _tag: "ImageTooManyScans", maxScans: 32 }
+    /** The error, or the size of what was decoded (rather than a million pixels in a failure's diff). */
+    const outcome = (bytes: Uint8Array) =>
+      prepare(bytes).pipe(Effect.match({ onFailure: (error) => error, onSuccess: (image) => ({ decoded: [image.width, image.height] }) }))
+
+    it.effect.skipIf(cjpegMissing)("700 scans of a flat picture, end marker cut off, are refused from the markers", () =>
+      Effect.gen(function* () {
+        const bytes = scanBombJpeg({ side: 2000, colour: false, scans: 700, endMarker: false })
+        expect(jpegScanCount(bytes)).toBe(700)
+        expect(yield* outcome(bytes)).toMatchObject(tooManyScans)
+      }))
+
+    it.effect.skipIf(cjpegMissing)("2,080 scans in colour, end marker kept (a valid image), are refused", () =>
+      Effect.gen(function* () {
+        const bytes = scanBombJpeg({ side: 1000, colour: true, scans: 2080, endMarker: true })
+        expect(jpegScanCount(bytes)).toBe(2080)
+        expect(yield* outcome(bytes)).toMatchObject(tooManyScans)
+      }))
+
+    it.effect.skipIf(cjpegMissing)("exactly 32 scans are decoded, 33 are refused", () =>
+      Effect.gen(function* () {
+        const image = yield* prepare(scanBombJpeg({ side: 600, colour: false, scans: 32, endMarker: true }))
+        expect([image.width, image.height]).toStrictEqual([600, 600])
+        expectColour(pixelAt(image, 300, 300), [128, 128, 128, 255], 2)
+        expect(yield* Effect.flip(prepare(scanBombJpeg({ side: 600, colour: false, scans: 33, endMarker: true })))).toStrictEqual(
+          new ImageTooManyScans({ maxScans: 32 })
+        )
+      }))
+  })
+
+  // sharp decodes on the runtime's worker pool: with two threads (Bun's default on 2 cores) the
+  // third decode slot would wait for a worker. `npm start` and `npm test` set 4 (README).
+  const workers = Number(process.env["UV_THREADPOOL_SIZE"] ?? 0)
+  it.effect.skipIf(cjpegMissing || workers < 4)(
+    `one account's slow decodes leave a slot to another account's image${workers < 4 ? ": skipped, UV_THREADPOOL_SIZE is under 4" : ""}`,
+    () =>
+    Effect.gen(function* () {
+      // Slow but allowed: 32 scans of 100 megapixels, each scan a pass over every block (seconds).
+      const slow = scanBombJpeg({ side: 10_000, colour: false, scans: 32, endMarker: true })
+      const small = yield* encode(solid(64, 48, red).png())
+      const finished = yield* Ref.make<ReadonlyArray<string>>([])
+      const run = (name: string, owner: string, bytes: Uint8Array) =>
+        Effect.flatMap(Images, (images) => images.prepare(bytes, owner)).pipe(
+          Effect.zipRight(Ref.update(finished, (names) => [...names, name]))
+        )
+      const slowOnes = yield* Effect.fork(Effect.all([run("a1", "a", slow), run("a2", "a", slow)], { concurrency: "unbounded" }))
+      // Real time (not the test clock) for a's decodes to take their slots.
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
+      yield* run("b", "b", small)
+      yield* Fiber.join(slowOnes)
+      // b did not wait for a slot: it was done before either of a's decodes.
+      expect((yield* Ref.get(finished))[0]).toBe("b")
+    }), 60_000)
 
   it.effect("parallel uploads all complete", () =>
     Effect.gen(function* () {

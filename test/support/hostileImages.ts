@@ -2,11 +2,16 @@
  * Hostile files, generated rather than stored: real images of the four formats of §8 and what an
  * attacker makes of them (cut short, bit-flipped, lying about their size), files of other formats
  * under an image name, and valid images built to be expensive (one small frame repeated 10,000
- * times). Everything is deterministic for a given seed.
+ * times, or a flat picture in thousands of scans). Everything is deterministic for a given seed.
  */
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import * as zlib from "node:zlib"
 import sharp from "sharp"
 import type { ImageFormat } from "../../src/domain/describe.ts"
+import { endOfImage, jpegMarkers, startOfScan } from "../../src/domain/jpegMarkers.ts"
 import { concatBytes } from "./multipartBody.ts"
 import { seededRandom } from "./seeded.ts"
 
@@ -187,3 +192,55 @@ export const jpegWithHtml = (jpeg: Uint8Array): Uint8Array => {
 
 /** An HTML page with a JPEG appended: not an image by its first bytes. */
 export const htmlWithJpeg = (jpeg: Uint8Array): Uint8Array => concatBytes([`${html}\n`, jpeg])
+
+/** libjpeg-turbo's `cjpeg` (Debian's libjpeg-turbo-progs, which `.ci/run` installs), for the scan bombs. */
+export const cjpegMissing = spawnSync("cjpeg", ["-version"]).error !== undefined
+
+/** A flat grey PGM (or RGB PPM) written a row at a time, so the test never holds the picture. */
+const writeFlatNetpbm = (file: string, side: number, colour: boolean) => {
+  const channels = colour ? 3 : 1
+  const fd = fs.openSync(file, "w")
+  try {
+    fs.writeSync(fd, `${colour ? "P6" : "P5"}\n${side} ${side}\n255\n`)
+    const row = new Uint8Array(side * channels).fill(128)
+    for (let y = 0; y < side; y++) fs.writeSync(fd, row)
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/**
+ * A progressive JPEG scan bomb: a flat `side` x `side` picture (grey, or colour with three
+ * components) encoded by `cjpeg -scans` as a DC scan and full AC scans, whose AC scans are then
+ * repeated until the file holds `scans` scans. A repeated first-pass AC scan is valid (§G.1.1.1.2
+ * only orders refinements), costs a few dozen bytes, and makes the decoder walk every block of the
+ * image once more. Without `endMarker`, EOI is cut off. Needs `cjpeg` (see `cjpegMissing`).
+ */
+export const scanBombJpeg = (options: { readonly side: number; readonly colour: boolean; readonly scans: number; readonly endMarker: boolean }): Uint8Array => {
+  const { colour, endMarker, scans, side } = options
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "scan-bomb-"))
+  try {
+    const source = path.join(dir, colour ? "flat.ppm" : "flat.pgm")
+    writeFlatNetpbm(source, side, colour)
+    const script = path.join(dir, "scans.txt")
+    fs.writeFileSync(script, colour ? "0 1 2: 0 0 0 0;\n0: 1 63 0 0;\n1: 1 63 0 0;\n2: 1 63 0 0;\n" : "0: 0 0 0 0;\n0: 1 63 0 0;\n")
+    const output = path.join(dir, "bomb.jpg")
+    const run = spawnSync("cjpeg", ["-scans", script, "-outfile", output, source])
+    if (run.status !== 0) throw new Error(`cjpeg failed: ${run.stderr.toString()}`)
+    const jpeg = new Uint8Array(fs.readFileSync(output))
+    // The AC scans (with the Huffman tables before them) run from the marker after the DC scan to EOI.
+    const markers = Array.from(jpegMarkers(jpeg))
+    const dcScan = markers.findIndex((marker) => marker.code === startOfScan)
+    const from = markers[dcScan + 1]?.offset ?? 0
+    const to = markers.find((marker) => marker.code === endOfImage)?.offset ?? jpeg.length
+    const acScans = colour ? 3 : 1
+    const rounds = Math.ceil((scans - 1) / acScans)
+    return concatBytes([
+      jpeg.subarray(0, from),
+      ...Array.from({ length: rounds }, () => jpeg.subarray(from, to)),
+      endMarker ? new Uint8Array([0xff, endOfImage]) : new Uint8Array(0)
+    ])
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}

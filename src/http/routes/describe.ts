@@ -103,7 +103,11 @@ const readForm = (request: HttpServerRequest.HttpServerRequest, contentLength: n
  * Checks 3 to 6, within the upload budget: what the describer needs, and nothing of the body, so
  * the upload's memory can go before the model is called.
  */
-const prepareUpload = (request: HttpServerRequest.HttpServerRequest, adapt: (form: DescribeForm) => DescribeForm) =>
+const prepareUpload = (
+  request: HttpServerRequest.HttpServerRequest,
+  accountId: string,
+  adapt: (form: DescribeForm) => DescribeForm
+) =>
   Effect.gen(function* () {
     const contentLength = contentLengthOf(request)
     // Check 3 from the announced length, before a byte is read.
@@ -128,7 +132,7 @@ const prepareUpload = (request: HttpServerRequest.HttpServerRequest, adapt: (for
       yield* note({ imageBytes: upload.size })
       yield* Metric.incrementBy(imageBytesIn, upload.size)
       if (upload.size > limits.imageBytes) return yield* new ImageTooLarge()
-      const image = yield* Effect.flatMap(Images, (images) => images.prepare(upload.bytes)).pipe(
+      const image = yield* Effect.flatMap(Images, (images) => images.prepare(upload.bytes, accountId)).pipe(
         Metric.trackDurationWith(imageSeconds, Duration.toSeconds)
       )
       const input: DescribeRequest = {
@@ -169,9 +173,13 @@ export interface Described {
 }
 
 /** Checks 3 to 7, once a credit is held. */
-const describeUpload = (request: HttpServerRequest.HttpServerRequest, adapt: (form: DescribeForm) => DescribeForm) =>
+const describeUpload = (
+  request: HttpServerRequest.HttpServerRequest,
+  accountId: string,
+  adapt: (form: DescribeForm) => DescribeForm
+) =>
   Effect.gen(function* () {
-    const { input, schemaGiven } = yield* prepareUpload(request, adapt)
+    const { input, schemaGiven } = yield* prepareUpload(request, accountId, adapt)
     const result = yield* generate(input)
     const describer = yield* Describer
     return {
@@ -234,7 +242,7 @@ export const describeCharged = (
       keyId,
       outcome: outcomeOf,
       onSettled: (creditsAfter) => note({ creditsAfter })
-    }, describeUpload(request, adapt))).pipe(withoutIdleTimeout(request))
+    }, describeUpload(request, accountId, adapt))).pipe(withoutIdleTimeout(request))
 
 export const describe = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest

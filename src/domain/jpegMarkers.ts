@@ -1,0 +1,99 @@
+/**
+ * The marker structure of a JPEG (ITU T.81, annex B), read without decoding: what it costs to
+ * decode a progressive JPEG grows with its scans (each one is a pass over every block of the
+ * image), and the scans can be counted from the markers alone.
+ */
+
+/** A marker: its code (the byte after 0xFF) and the offset of its 0xFF. */
+export interface JpegMarker {
+  readonly code: number
+  readonly offset: number
+}
+
+/** Start of scan: entropy-coded data follows its header. */
+export const startOfScan = 0xda
+/** End of image. */
+export const endOfImage = 0xd9
+
+/** Markers without a length field: SOI, EOI, RST0-7 and TEM (B.1.1.3). */
+const standsAlone = (code: number) => code === 0xd8 || code === endOfImage || (code >= 0xd0 && code <= 0xd7) || code === 0x01
+
+/** The offset just past entropy-coded data starting at `from`: its 0xFF00 are stuffed bytes and its RST markers belong to it (B.1.1.5). */
+const endOfEntropyData = (bytes: Uint8Array, from: number): number => {
+  // `indexOf` skips the data between 0xFF bytes natively: a 10 MB scan is walked in milliseconds.
+  let at = bytes.indexOf(0xff, from)
+  while (at !== -1 && at + 1 < bytes.length) {
+    const next = bytes[at + 1] ?? 0
+    if (next === 0x00 || (next >= 0xd0 && next <= 0xd7)) at = bytes.indexOf(0xff, at + 2)
+    else if (next === 0xff) at++ // a fill byte before a marker (B.1.1.2)
+    else return at
+  }
+  return bytes.length
+}
+
+/**
+ * The markers after SOI, in order, until EOI or until the bytes end (a truncated file yields what
+ * it has). Stops at anything that is not a marker where one must be, so it never reads a segment's
+ * content as markers.
+ */
+export function* jpegMarkers(bytes: Uint8Array): Generator<JpegMarker> {
+  if (bytes[0] !== 0xff || bytes[1] !== 0xd8) return
+  let at = 2
+  while (at + 1 < bytes.length) {
+    if (bytes[at] !== 0xff) return
+    const code = bytes[at + 1] ?? 0
+    if (code === 0xff) {
+      at++ // fill bytes (B.1.1.2)
+      continue
+    }
+    if (code === 0x00) return
+    yield { code, offset: at }
+    if (code === endOfImage) return
+    if (standsAlone(code)) {
+      at += 2
+      continue
+    }
+    if (at + 3 >= bytes.length) return
+    const length = ((bytes[at + 2] ?? 0) << 8) | (bytes[at + 3] ?? 0)
+    if (length < 2) return
+    at += 2 + length
+    if (code === startOfScan) at = endOfEntropyData(bytes, at)
+  }
+}
+
+/**
+ * The number of scans (SOS segments), counting no further than `atMost + 1`: enough to tell that a
+ * file has too many without walking the rest of it.
+ */
+export const jpegScanCount = (bytes: Uint8Array, atMost = Infinity): number => {
+  let scans = 0
+  for (const marker of jpegMarkers(bytes)) {
+    if (marker.code === startOfScan && ++scans > atMost) break
+  }
+  return scans
+}
+
+/** Frame headers: SOF0-SOF15 but DHT (C4), JPG (C8) and DAC (CC). */
+const isFrameHeader = (code: number) => code >= 0xc0 && code <= 0xcf && code !== 0xc4 && code !== 0xc8 && code !== 0xcc
+
+/**
+ * Samples per pixel of the frame, from its components' sampling factors (B.2.2): 1 for grey, 1.5
+ * for colour at 4:2:0, 3 at 4:4:4. Undefined when the frame header is missing or cut short.
+ */
+export const jpegSamplesPerPixel = (bytes: Uint8Array): number | undefined => {
+  for (const { code, offset } of jpegMarkers(bytes)) {
+    if (code === startOfScan) return undefined
+    if (!isFrameHeader(code)) continue
+    // Length (2), precision (1), height (2), width (2), component count (1), then 3 bytes each:
+    // id, sampling factors (horizontal in the high nibble), quantisation table.
+    const count = bytes[offset + 9] ?? 0
+    const factors = Array.from({ length: count }, (_, i) => bytes[offset + 11 + 3 * i])
+    if (count === 0 || factors.some((byte) => byte === undefined)) return undefined
+    const sampling = factors.map((byte = 0) => ({ h: byte >> 4, v: byte & 15 }))
+    const hMax = Math.max(...sampling.map((s) => s.h))
+    const vMax = Math.max(...sampling.map((s) => s.v))
+    if (hMax === 0 || vMax === 0) return undefined
+    return sampling.reduce((sum, s) => sum + (s.h * s.v) / (hMax * vMax), 0)
+  }
+  return undefined
+}
