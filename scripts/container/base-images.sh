@@ -18,6 +18,7 @@ base=imd-standin/bookworm-minbase
 cache=${IMD_CONTAINER_CACHE:-/var/cache/imd-container}
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
+docker() { command "${DOCKER:-docker}" "$@"; }
 present() { docker image inspect "$1" >/dev/null 2>&1; }
 
 # Pulls only when Docker Hub's name resolves: where it does not, nothing is sent its way.
