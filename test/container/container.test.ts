@@ -1,50 +1,28 @@
 /**
- * The image as an operator runs it (`docker run`, README "Docker"): health, readiness, the operator
- * CLI inside the container, a describe, the data volume across a restart, the user it runs as,
- * `docker stop` with a request in flight, and the production start-up rule for the describer.
- * Needs a Docker engine and the built image: `npm run test:container` (skipped otherwise).
+ * The image as an operator runs it (`docker run`, README "Containers"): health, readiness, the
+ * operator CLI inside the container, a describe, the data volume across a restart, the user it
+ * runs as. Needs a Docker engine and the built image: `npm run test:container` (skipped otherwise).
  */
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Context, Effect, Fiber, Layer, Schema } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { noiseImage } from "../support/hostileImages.ts"
-import { answerRequested, delayed, fakeOpenAi } from "../support/fakeOpenAi.ts"
-import { describeAt, tokensAt } from "../support/liveService.ts"
+import { describeAt } from "../support/liveService.ts"
 import {
+  accountWithKey,
+  admin,
   type Container,
   containerSkipReason,
   containerTests,
-  docker,
+  creditsOf,
   dockerOk,
   healthy,
   image,
+  readyz,
   runContainer,
-  volume,
-  waitUntil
+  volume
 } from "../support/docker.ts"
 
 const timeout = 240_000
-
-const AccountPrinted = Schema.parseJson(Schema.Struct({ id: Schema.String }))
-const KeyPrinted = Schema.parseJson(Schema.Struct({ key: Schema.String }))
-const Status = Schema.Struct({ user: Schema.Struct({ credits: Schema.Number }) })
-
-/** `bun run admin ...` inside the container, as the README shows it. */
-const admin = (container: Container, ...args: ReadonlyArray<string>) =>
-  dockerOk("exec", container.name, "bun", "run", "admin", ...args)
-
-/** An account with `credits` and a key, made with the CLI inside the container. */
-const accountWithKey = (container: Container, credits: number) =>
-  Effect.gen(function* () {
-    const account = Schema.decodeUnknownSync(AccountPrinted)(yield* admin(container, "account", "create", "--name", "Shop", "--credits", String(credits)))
-    const { key } = Schema.decodeUnknownSync(KeyPrinted)(yield* admin(container, "key", "create", account.id, "--name", "CMS"))
-    return { accountId: account.id, key }
-  })
-
-const creditsOf = (container: Container, key: string) =>
-  Effect.map(tokensAt(container.url, key), (answer) => ({ status: answer.status, credits: Schema.decodeUnknownSync(Status)(answer.body).user.credits }))
-
-const readyz = (container: Container) =>
-  Effect.promise(() => fetch(`${container.url}/readyz`).then((r) => r.status, () => 0))
 
 /** Each process of the container: `<uid> <command>` (from /proc, the image has no ps). */
 const processes = (container: Container) =>
@@ -92,7 +70,7 @@ if (containerTests) {
         const answer = yield* describeAt(container.url, customer.key, { image: yield* Effect.promise(() => noiseImage("jpeg", 7, 320, 240)) })
         expect(answer.status).toBe(200)
         expect(answer.body).toMatchObject({ title: expect.any(String), alternativeText: expect.any(String) })
-        expect(yield* creditsOf(container, customer.key)).toEqual({ status: 200, credits: 2 })
+        expect(yield* creditsOf(container.url, customer.key)).toEqual({ status: 200, credits: 2 })
         expect(JSON.parse(yield* admin(container, "credits", "add", customer.accountId, "5"))).toMatchObject({ credits: 7 })
       }))
 
@@ -101,40 +79,10 @@ if (containerTests) {
         const { container, customer } = yield* Offline
         yield* dockerOk("restart", container.name)
         yield* healthy(container)
-        expect(yield* creditsOf(container, customer.key)).toEqual({ status: 200, credits: 7 })
+        expect(yield* creditsOf(container.url, customer.key)).toEqual({ status: 200, credits: 7 })
       }))
   })
 
-  describe("the image, started and stopped", () => {
-    it.scopedLive("with a model endpoint it starts in production; `docker stop` lets a request in flight finish and exits 0", () =>
-      Effect.gen(function* () {
-        const model = yield* fakeOpenAi([delayed(4_000, answerRequested)])
-        const container = yield* runContainer({ OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "sk-test" })
-        yield* waitUntil(container, "/readyz 200", Effect.map(readyz(container), (status) => status === 200))
-        const { key } = yield* accountWithKey(container, 1)
-        const inFlight = yield* Effect.fork(describeAt(container.url, key, { image: yield* Effect.promise(() => noiseImage("png", 3)) }))
-        yield* waitUntil(container, "the request at the model", Effect.sync(() => model.received.length === 1))
-        const stopped = yield* Effect.fork(dockerOk("stop", container.name)) // Docker's default grace: 10 s
-        expect(yield* Fiber.join(inFlight)).toMatchObject({ status: 200, body: { title: "title from the fake model" } })
-        yield* Fiber.join(stopped)
-        expect(yield* container.inspect("{{.State.ExitCode}} {{.State.OOMKilled}}")).toBe("0 false")
-      }), timeout)
-
-    it.scopedLive("in production with no model endpoint and no DESCRIBER=offline it refuses to start, naming OPENAI_API_KEY", () =>
-      Effect.gen(function* () {
-        const container = yield* runContainer({})
-        // Either it ends (the rule) or it gets ready (no rule): whichever comes first.
-        yield* waitUntil(
-          container,
-          "an exit or readiness",
-          Effect.zipWith(container.inspect("{{.State.Running}}"), readyz(container), (running, status) => running === "false" || status === 200)
-        )
-        const logs = yield* docker("logs", container.name)
-        expect(yield* container.inspect("{{.State.Running}}")).toBe("false")
-        expect(yield* container.inspect("{{.State.ExitCode}}")).not.toBe("0")
-        expect(`${logs.stdout}\n${logs.stderr}`).toContain("OPENAI_API_KEY")
-      }), timeout)
-  })
 } else {
   describe.skip(containerSkipReason, () => it("the image, run by a Docker engine", () => {}))
 }

@@ -4,7 +4,8 @@
  * with the test's scope. `npm run test:container` builds the image and sets CONTAINER_TESTS=1.
  * These effects need the live clock (`it.scopedLive`, or `layer(..., { excludeTestServices: true })`).
  */
-import { Duration, Effect, Schedule } from "effect"
+import { Duration, Effect, Schedule, Schema } from "effect"
+import { tokensAt } from "./liveService.ts"
 import { freePort } from "./process.ts"
 
 /** Set by `scripts/container/test.sh` (and `.ci/run`) once the engine runs and the image is built. */
@@ -80,3 +81,27 @@ export const waitUntil = (container: Container, what: string, check: Effect.Effe
 /** Until Docker's health check reports `healthy`. */
 export const healthy = (container: Container) =>
   waitUntil(container, "healthy", Effect.map(container.inspect("{{.State.Health.Status}}"), (status) => status === "healthy"))
+
+/** `GET /readyz`: its status, 0 when nothing answers. */
+export const readyz = (container: Container) =>
+  Effect.promise(() => fetch(`${container.url}/readyz`).then((r) => r.status, () => 0))
+
+/** `bun run admin ...` inside the container, as the README shows it. */
+export const admin = (container: Container, ...args: ReadonlyArray<string>) =>
+  dockerOk("exec", container.name, "bun", "run", "admin", ...args)
+
+const AccountPrinted = Schema.parseJson(Schema.Struct({ id: Schema.String }))
+const KeyPrinted = Schema.parseJson(Schema.Struct({ key: Schema.String }))
+const Status = Schema.Struct({ user: Schema.Struct({ credits: Schema.Number }) })
+
+/** An account with `credits` and a key, made with the CLI inside the container. */
+export const accountWithKey = (container: Container, credits: number) =>
+  Effect.gen(function* () {
+    const account = Schema.decodeUnknownSync(AccountPrinted)(yield* admin(container, "account", "create", "--name", "Shop", "--credits", String(credits)))
+    const { key } = Schema.decodeUnknownSync(KeyPrinted)(yield* admin(container, "key", "create", account.id, "--name", "CMS"))
+    return { accountId: account.id, key }
+  })
+
+/** `GET /api/tokens` with the key: its status and the balance it shows. */
+export const creditsOf = (url: string, key: string) =>
+  Effect.map(tokensAt(url, key), (answer) => ({ status: answer.status, credits: Schema.decodeUnknownSync(Status)(answer.body).user.credits }))
