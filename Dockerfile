@@ -41,4 +41,8 @@ EXPOSE 3000
 # Every 10 s: `healthy` comes within 10 s of readiness, for a bun process of some 30 ms each time.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
   CMD bun -e "fetch('http://127.0.0.1:' + (process.env.PORT ?? 3000) + '/readyz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
-CMD ["bun", "run", "start"]
+# `npm start`'s command itself, not `bun run start` around it: the service is PID 1, so it gets
+# `docker stop`'s SIGTERM directly, and the data folder's lock (DATA_DIR/lock.json, by process id)
+# left by a killed container names PID 1, which the next start recognises as its own, stale. Under
+# the wrapper the service's PID varies, and a health check could hold the old one: busy, forever.
+CMD ["bun", "src/main.ts"]

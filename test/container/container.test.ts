@@ -81,6 +81,17 @@ if (containerTests) {
         yield* healthy(container)
         expect(yield* creditsOf(container.url, customer.key)).toEqual({ status: 200, credits: 7 })
       }))
+
+    it.effect("killed (SIGKILL, as the OOM killer or an expired grace period does), it starts again on the same volume", () =>
+      Effect.gen(function* () {
+        const { container, customer } = yield* Offline
+        for (let round = 0; round < 3; round++) {
+          yield* dockerOk("kill", container.name)
+          yield* dockerOk("start", container.name)
+          yield* healthy(container)
+        }
+        expect(yield* creditsOf(container.url, customer.key)).toEqual({ status: 200, credits: 7 })
+      }))
   })
 
 } else {
