@@ -16,7 +16,7 @@ to_healthy() { # $1 volume: seconds from docker run to healthy
     --health-interval 1s -v "$1:/data" "$image" >/dev/null
   until [ "$("$docker" inspect -f '{{.State.Health.Status}}' "$name")" = healthy ]; do sleep 0.1; done
   echo "$(date +%s.%N) - $start" | bc
-  "$docker" rm -f "$name" >/dev/null
+  "$docker" stop "$name" >/dev/null && "$docker" rm "$name" >/dev/null
 }
 
 for run in $(seq 1 "$runs"); do
