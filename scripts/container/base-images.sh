@@ -1,18 +1,17 @@
 #!/usr/bin/env bash
-# Makes sure the base images the Dockerfile and compose.yaml name are present in the local engine.
+# Makes sure the base images the Dockerfile names are present in the local engine.
 # Official images are used when present or when Docker Hub can be reached. Otherwise (machines that
 # reach only the npm registry and Debian's mirrors) it builds LOCAL STAND-INS under exactly those
 # names, from a Debian root made by debootstrap: FOR TESTS ONLY, never to publish. Each stand-in
 # carries the label imd.standin=test-only.
-#   scripts/container/base-images.sh [node|bun|postgres|nginx]...   (default: node bun)
+#   scripts/container/base-images.sh [node|bun]...   (default: both)
+# (compose.yaml's postgres and nginx have no stand-ins yet: the stack is not run by the tests.)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 declare -A official=(
   [node]=node:20-bookworm-slim
   [bun]=oven/bun:1-slim
-  [postgres]=postgres:16
-  [nginx]=nginx:1.27
 )
 base=imd-standin/bookworm-minbase
 cache=${IMD_CONTAINER_CACHE:-/var/cache/imd-container}
