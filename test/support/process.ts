@@ -28,7 +28,7 @@ export const tempDataDir = Effect.acquireRelease(
 )
 
 /** A port nobody listens on right now. */
-const freePort = Effect.async<number>((resume) => {
+export const freePort = Effect.async<number>((resume) => {
   const server = net.createServer()
   server.listen(0, "127.0.0.1", () => {
     const address = server.address()
