@@ -8,7 +8,9 @@ import { copyScript, styleSheet } from "./assets.ts"
 import { htmlPage, securityHeaders } from "./http.ts"
 import { formExpiredPage, formUnreadablePage, notFoundPage, serverErrorPage } from "./pages/errors.ts"
 import { overview, usage } from "./routes/account.ts"
-import { acceptInvitation, invitationForm, logIn, loginForm, logOut, signUp, signupForm } from "./routes/auth.ts"
+import {
+  acceptInvitation, invitationForm, logIn, loginForm, logOut, passwordResetForm, resetPassword, signUp, signupForm
+} from "./routes/auth.ts"
 import { confirmDelete, createKey, deleteKey, listKeys } from "./routes/keys.ts"
 import { tryDescribe, tryForm } from "./routes/try.ts"
 
@@ -30,6 +32,8 @@ const routes = HttpRouter.empty.pipe(
   HttpRouter.post("/signup", signUp),
   HttpRouter.get("/invitation", invitationForm),
   HttpRouter.post("/invitation", acceptInvitation),
+  HttpRouter.get("/reset-password", passwordResetForm),
+  HttpRouter.post("/reset-password", resetPassword),
   HttpRouter.post("/logout", logOut),
   HttpRouter.get("/assets/style.css", asset(styleSheet, "text/css; charset=utf-8")),
   HttpRouter.get("/assets/copy.js", asset(copyScript, "text/javascript; charset=utf-8")),

@@ -8,7 +8,7 @@ import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { Clock, Duration, Effect, Option, Schema } from "effect"
 import { accountNameUsed, emailUsed, newPasswordUsed, normaliseEmail } from "../domain/credentials.ts"
 import {
-  EmailTaken, InvitationInvalid, LoginFailed, LoginThrottled, SignupClosed, SignupThrottled, UserNotFound
+  EmailTaken, InvitationInvalid, LoginFailed, LoginThrottled, PasswordResetInvalid, SignupClosed, SignupThrottled, UserNotFound
 } from "../domain/dashboard.ts"
 import { DashboardUser } from "../domain/models.ts"
 import { Accounts } from "./Accounts.ts"
@@ -210,9 +210,42 @@ export class Users extends Effect.Service<Users>()("Users", {
         return row === undefined ? yield* new InvitationInvalid() : new DashboardUser(row)
       }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Users.acceptInvitation"))
 
+    /** The user a reset token is for, while it is unused and unexpired. */
+    const pendingPasswordReset = (token: string) =>
+      Effect.gen(function* () {
+        const [row] = yield* sql<{ email: string; live: boolean }>`SELECT u.email, (r.expires_at > ${yield* now} AND r.used_at IS NULL) AS live
+          FROM password_resets r JOIN dashboard_users u ON u.id = r.user_id WHERE r.token_hash = ${tokenHash(token)}`
+        if (row === undefined) return yield* new PasswordResetInvalid({ reason: "unknown" })
+        return row.live ? { email: row.email } : yield* new PasswordResetInvalid({ reason: "spent" })
+      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Users.pendingPasswordReset"))
+
+    /**
+     * Sets a new password with a reset token and ends every session of the user, in one
+     * transaction. The row is locked and re-checked (`FOR UPDATE`), so of two concurrent uses of
+     * one token only the first sets a password; the other finds it used. The password is hashed
+     * before, so no lock is held for the time Argon2id takes.
+     */
+    const resetPassword = (token: string, password: string) =>
+      Effect.gen(function* () {
+        yield* pendingPasswordReset(token)
+        const passwordHash = yield* hashPassword(yield* newPasswordUsed(password))
+        return yield* Effect.gen(function* () {
+          const at = yield* now
+          const [row] = yield* sql<{ id: string; accountId: string; email: string }>`SELECT u.id, u.account_id, u.email
+            FROM password_resets r JOIN dashboard_users u ON u.id = r.user_id
+            WHERE r.token_hash = ${tokenHash(token)} AND r.expires_at > ${at} AND r.used_at IS NULL
+            FOR UPDATE OF r`
+          if (row === undefined) return yield* new PasswordResetInvalid({ reason: "spent" })
+          yield* sql`UPDATE dashboard_users SET password_hash = ${passwordHash} WHERE id = ${row.id}`
+          yield* sql`UPDATE password_resets SET used_at = ${at} WHERE token_hash = ${tokenHash(token)}`
+          yield* sql`DELETE FROM sessions WHERE user_id = ${row.id}`
+          return new DashboardUser(row)
+        }).pipe(sql.withTransaction)
+      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Users.resetPassword"))
+
     return {
       signupOpen: config.signup === "open",
-      signUp, logIn, invite, pendingInvitation, acceptInvitation, createPasswordReset,
+      signUp, logIn, invite, pendingInvitation, acceptInvitation, createPasswordReset, pendingPasswordReset, resetPassword,
       emailTaken: (email: string) => Effect.orDie(emailTaken(email))
     } as const
   }),
