@@ -53,7 +53,7 @@ const expireResets = (email: string) =>
  * their transactions then overlap for sure, instead of by luck of timing. (PGlite has one
  * connection, so its transactions never overlap.)
  */
-const racePosts = (email: string, posts: Effect.Effect<ReadonlyArray<{ readonly status: number }>>) =>
+const racePosts = <A>(email: string, posts: Effect.Effect<A>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.gen(function* () {
       yield* sql`SELECT 1 FROM password_resets WHERE user_id = (SELECT id FROM dashboard_users WHERE email = ${email}) FOR UPDATE`
