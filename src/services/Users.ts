@@ -45,6 +45,17 @@ export interface LogIn {
   readonly address: string
 }
 
+export interface ChangePassword {
+  readonly userId: string
+  readonly email: string
+  readonly current: string
+  readonly next: string
+  /** The client's network address: a wrong current password is a failed log-in there too. */
+  readonly address: string
+  /** The session that asks, which stays; the user's others end. */
+  readonly keepSession: string
+}
+
 const hashPassword = (password: string) => Effect.promise(() => Bun.password.hash(password, { algorithm: "argon2id" }))
 
 const Credentials = Schema.Struct({ ...DashboardUser.fields, passwordHash: Schema.NullOr(Schema.String) })
@@ -243,9 +254,25 @@ export class Users extends Effect.Service<Users>()("Users", {
         }).pipe(sql.withTransaction)
       }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Users.resetPassword"))
 
+    /**
+     * A logged-in user's new password. The current one is checked as a log-in is, bounds included,
+     * so this form is no way around them to guess it; a new password that breaks the rules costs
+     * no attempt. Every other session of the user ends.
+     */
+    const changePassword = (change: ChangePassword) =>
+      Effect.gen(function* () {
+        const password = yield* newPasswordUsed(change.next)
+        yield* logIn({ email: change.email, password: change.current, address: change.address })
+        const passwordHash = yield* hashPassword(password)
+        yield* Effect.all([
+          sql`UPDATE dashboard_users SET password_hash = ${passwordHash} WHERE id = ${change.userId}`,
+          sql`DELETE FROM sessions WHERE user_id = ${change.userId} AND id <> ${change.keepSession}`
+        ], { discard: true }).pipe(sql.withTransaction, Effect.orDie)
+      }).pipe(Effect.withSpan("Users.changePassword"))
+
     return {
       signupOpen: config.signup === "open",
-      signUp, logIn, invite, pendingInvitation, acceptInvitation, createPasswordReset, pendingPasswordReset, resetPassword,
+      signUp, logIn, invite, pendingInvitation, acceptInvitation, createPasswordReset, pendingPasswordReset, resetPassword, changePassword,
       emailTaken: (email: string) => Effect.orDie(emailTaken(email))
     } as const
   }),

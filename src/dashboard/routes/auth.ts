@@ -15,8 +15,8 @@ import { anonymousCsrf, checkAnonymousCsrf, checkSessionCsrf, currentSession, wi
 import { noticeOf } from "./notices.ts"
 
 /** A 429's page sentence and header: when the oldest counted attempt leaves its window. */
-const tryAgainIn = (seconds: number) => `Try again in ${Math.ceil(seconds / 60)} minute(s).`
-const retryAfterHeader = (seconds: number) => HttpServerResponse.setHeader("retry-after", String(seconds))
+export const tryAgainIn = (seconds: number) => `Try again in ${Math.ceil(seconds / 60)} minute(s).`
+export const retryAfterHeader = (seconds: number) => HttpServerResponse.setHeader("retry-after", String(seconds))
 
 /** A new session for `user`, replacing whatever session the browser had (fixation), then the overview. */
 const logInAs = (user: DashboardUser, then: string) =>
