@@ -1,8 +1,8 @@
 /**
  * The people who log in to the dashboard (issue 5 §1): sign-up with a bound per address, log-in
- * with a bound on recent failures per account and per address, and invitations made by an
- * operator. Passwords are hashed with Argon2id (`Bun.password`); of an invitation token only its
- * SHA-256 hash is stored.
+ * with a bound on recent failures per account and per address, invitations and password-reset
+ * links made by an operator, and password changes. Passwords are hashed with Argon2id
+ * (`Bun.password`); of an invitation or reset token only its SHA-256 hash is stored.
  */
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { Clock, Duration, Effect, Option, Schema } from "effect"
