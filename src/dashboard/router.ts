@@ -8,12 +8,30 @@ import { copyScript, styleSheet } from "./assets.ts"
 import { htmlPage, securityHeaders } from "./http.ts"
 import { formExpiredPage, formUnreadablePage, notFoundPage, serverErrorPage } from "./pages/errors.ts"
 import { overview, usage } from "./routes/account.ts"
-import { acceptInvitation, invitationForm, logIn, loginForm, logOut, signUp, signupForm } from "./routes/auth.ts"
+import {
+  acceptInvitation, invitationForm, logIn, loginForm, logOut, passwordResetForm, resetPassword, signUp, signupForm
+} from "./routes/auth.ts"
 import { confirmDelete, createKey, deleteKey, listKeys } from "./routes/keys.ts"
+import { changePassword, passwordForm } from "./routes/password.ts"
 import { tryDescribe, tryForm } from "./routes/try.ts"
 
 const asset = (body: string, contentType: string) =>
   Effect.succeed(HttpServerResponse.text(body, { contentType, headers: { "cache-control": "public, max-age=3600" } }))
+
+/** Log-in, sign-up, invitations, password resets and changes, log-out. */
+const authRoutes = HttpRouter.empty.pipe(
+  HttpRouter.get("/login", loginForm),
+  HttpRouter.post("/login", logIn),
+  HttpRouter.get("/signup", signupForm),
+  HttpRouter.post("/signup", signUp),
+  HttpRouter.get("/invitation", invitationForm),
+  HttpRouter.post("/invitation", acceptInvitation),
+  HttpRouter.get("/reset-password", passwordResetForm),
+  HttpRouter.post("/reset-password", resetPassword),
+  HttpRouter.get("/password", passwordForm),
+  HttpRouter.post("/password", changePassword),
+  HttpRouter.post("/logout", logOut)
+)
 
 const routes = HttpRouter.empty.pipe(
   HttpRouter.get("/", overview),
@@ -24,13 +42,7 @@ const routes = HttpRouter.empty.pipe(
   HttpRouter.get("/usage", usage),
   HttpRouter.get("/try", tryForm),
   HttpRouter.post("/try", tryDescribe),
-  HttpRouter.get("/login", loginForm),
-  HttpRouter.post("/login", logIn),
-  HttpRouter.get("/signup", signupForm),
-  HttpRouter.post("/signup", signUp),
-  HttpRouter.get("/invitation", invitationForm),
-  HttpRouter.post("/invitation", acceptInvitation),
-  HttpRouter.post("/logout", logOut),
+  HttpRouter.concat(authRoutes),
   HttpRouter.get("/assets/style.css", asset(styleSheet, "text/css; charset=utf-8")),
   HttpRouter.get("/assets/copy.js", asset(copyScript, "text/javascript; charset=utf-8")),
   HttpRouter.all("/*", Effect.succeed(htmlPage(notFoundPage(), 404)))

@@ -35,6 +35,14 @@ export class SignupThrottled extends Schema.TaggedError<SignupThrottled>()("Sign
 /** An invitation token that is unknown, used, or past its expiry. */
 export class InvitationInvalid extends Schema.TaggedError<InvitationInvalid>()("InvitationInvalid", {}) {}
 
+/**
+ * A password-reset token that cannot be used: `unknown` (never made, or mistyped), or `spent`
+ * (used already, or past its expiry). Either way the operator makes a new link.
+ */
+export class PasswordResetInvalid extends Schema.TaggedError<PasswordResetInvalid>()("PasswordResetInvalid", {
+  reason: Schema.Literal("unknown", "spent")
+}) {}
+
 /** No session cookie, or one that is forged, expired, or ended by a log-out. */
 export class SessionMissing extends Schema.TaggedError<SessionMissing>()("SessionMissing", {}) {}
 

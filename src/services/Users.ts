@@ -1,14 +1,15 @@
 /**
  * The people who log in to the dashboard (issue 5 §1): sign-up with a bound per address, log-in
  * with bounds on recent failures per account and address and per address, slowed down as an
- * account's failures grow, and invitations made by an operator. Passwords are hashed with Argon2id (`Bun.password`); of an invitation token only its
- * SHA-256 hash is stored.
+ * account's failures grow; invitations and password-reset links made by an operator, and password
+ * changes. Passwords are hashed with Argon2id (`Bun.password`); of an invitation or reset token only
+ * its SHA-256 hash is stored.
  */
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { Clock, Duration, Effect, Option, Schema } from "effect"
 import { accountNameUsed, emailUsed, newPasswordUsed, normaliseEmail } from "../domain/credentials.ts"
 import {
-  EmailTaken, InvitationInvalid, LoginFailed, LoginThrottled, SignupClosed, SignupThrottled, UserNotFound
+  EmailTaken, InvitationInvalid, LoginFailed, LoginThrottled, PasswordResetInvalid, SignupClosed, SignupThrottled, UserNotFound
 } from "../domain/dashboard.ts"
 import { DashboardUser } from "../domain/models.ts"
 import { Accounts } from "./Accounts.ts"
@@ -68,6 +69,17 @@ export interface LogIn {
   readonly password: string
   /** The client's network address, for the per-address bound. */
   readonly address: string
+}
+
+export interface ChangePassword {
+  readonly userId: string
+  readonly email: string
+  readonly current: string
+  readonly next: string
+  /** The client's network address: a wrong current password is a failed log-in there too. */
+  readonly address: string
+  /** The session that asks, which stays; the user's others end. */
+  readonly keepSession: string
 }
 
 const hashPassword = (password: string) => Effect.promise(() => Bun.password.hash(password, { algorithm: "argon2id" }))
@@ -242,9 +254,58 @@ export class Users extends Effect.Service<Users>()("Users", {
         return row === undefined ? yield* new InvitationInvalid() : new DashboardUser(row)
       }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Users.acceptInvitation"))
 
+    /** The user a reset token is for, while it is unused and unexpired. */
+    const pendingPasswordReset = (token: string) =>
+      Effect.gen(function* () {
+        const [row] = yield* sql<{ email: string; live: boolean }>`SELECT u.email, (r.expires_at > ${yield* now} AND r.used_at IS NULL) AS live
+          FROM password_resets r JOIN dashboard_users u ON u.id = r.user_id WHERE r.token_hash = ${tokenHash(token)}`
+        if (row === undefined) return yield* new PasswordResetInvalid({ reason: "unknown" })
+        return row.live ? { email: row.email } : yield* new PasswordResetInvalid({ reason: "spent" })
+      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Users.pendingPasswordReset"))
+
+    /**
+     * Sets a new password with a reset token and ends every session of the user, in one
+     * transaction. The row is locked and re-checked (`FOR UPDATE`), so of two concurrent uses of
+     * one token only the first sets a password; the other finds it used. The password is hashed
+     * before, so no lock is held for the time Argon2id takes.
+     */
+    const resetPassword = (token: string, password: string) =>
+      Effect.gen(function* () {
+        yield* pendingPasswordReset(token)
+        const passwordHash = yield* hashPassword(yield* newPasswordUsed(password))
+        return yield* Effect.gen(function* () {
+          const at = yield* now
+          const [row] = yield* sql<{ id: string; accountId: string; email: string }>`SELECT u.id, u.account_id, u.email
+            FROM password_resets r JOIN dashboard_users u ON u.id = r.user_id
+            WHERE r.token_hash = ${tokenHash(token)} AND r.expires_at > ${at} AND r.used_at IS NULL
+            FOR UPDATE OF r`
+          if (row === undefined) return yield* new PasswordResetInvalid({ reason: "spent" })
+          yield* sql`UPDATE dashboard_users SET password_hash = ${passwordHash} WHERE id = ${row.id}`
+          yield* sql`UPDATE password_resets SET used_at = ${at} WHERE token_hash = ${tokenHash(token)}`
+          yield* sql`DELETE FROM sessions WHERE user_id = ${row.id}`
+          return new DashboardUser(row)
+        }).pipe(sql.withTransaction)
+      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Users.resetPassword"))
+
+    /**
+     * A logged-in user's new password. The current one is checked as a log-in is, bounds included,
+     * so this form is no way around them to guess it; a new password that breaks the rules costs
+     * no attempt. Every other session of the user ends.
+     */
+    const changePassword = (change: ChangePassword) =>
+      Effect.gen(function* () {
+        const password = yield* newPasswordUsed(change.next)
+        yield* logIn({ email: change.email, password: change.current, address: change.address })
+        const passwordHash = yield* hashPassword(password)
+        yield* Effect.all([
+          sql`UPDATE dashboard_users SET password_hash = ${passwordHash} WHERE id = ${change.userId}`,
+          sql`DELETE FROM sessions WHERE user_id = ${change.userId} AND id <> ${change.keepSession}`
+        ], { discard: true }).pipe(sql.withTransaction, Effect.orDie)
+      }).pipe(Effect.withSpan("Users.changePassword"))
+
     return {
       signupOpen: config.signup === "open",
-      signUp, logIn, invite, pendingInvitation, acceptInvitation, createPasswordReset,
+      signUp, logIn, invite, pendingInvitation, acceptInvitation, createPasswordReset, pendingPasswordReset, resetPassword, changePassword,
       emailTaken: (email: string) => Effect.orDie(emailTaken(email))
     } as const
   }),

@@ -1,11 +1,13 @@
 /**
  * The dashboard in a real browser (issue 5, "Done when"): Debian's Chromium through Playwright
- * signs up, creates a key and copies it, deletes it, tries an image, and logs out; axe-core finds
+ * signs up, creates a key and copies it, deletes it, tries an image, and logs out, and uses an
+ * operator's password-reset link and the change-password form; axe-core finds
  * no violation on any page, and each page is photographed into `.artifacts/dashboard/`.
  */
 import { expect, layer } from "@effect/vitest"
-import { Effect, Layer, Logger, LogLevel } from "effect"
+import { Effect, Layer, Logger, LogLevel, Schema } from "effect"
 import type { Page } from "playwright-core"
+import { runCommand } from "../../src/cli/commands.ts"
 import { Accounts } from "../../src/services/Accounts.ts"
 import { axeViolations, browserContext, chromiumMissing, screenshot, step } from "../support/browser.ts"
 import { pglite } from "../support/database.ts"
@@ -149,5 +151,47 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
         expect([path, overflow]).toEqual([path, 0])
         yield* checkPage(page, name)
       }
+    }), 120_000)
+
+  it.scoped.skipIf(chromiumMissing)("an operator's password-reset link, then a password change", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const context = yield* browserContext(base)
+      const page = yield* step(() => context.newPage())
+      yield* step(() => page.goto(`${base}/dashboard/signup`))
+      yield* step(() => page.getByLabel("Account name").fill("Forgetful shop"))
+      yield* step(() => page.getByLabel("E-mail address").fill("forgetful@example.com"))
+      yield* step(() => page.getByLabel("Password").fill(password))
+      yield* step(() => page.getByRole("button", { name: "Create account" }).click())
+      yield* step(() => page.waitForURL(`${base}/dashboard?done=welcome`))
+      const { url } = yield* runCommand({ _tag: "UserResetLink", email: "forgetful@example.com" }).pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Struct({ url: Schema.String }))),
+        Effect.orDie
+      )
+      const link = `${base}${new URL(url).pathname}${new URL(url).search}`
+      yield* step(() => page.goto(link))
+      yield* checkPage(page, "16-reset-password")
+      yield* step(() => page.getByLabel("New password").fill("short"))
+      yield* step(() => page.getByRole("button", { name: "Set password and log in" }).click())
+      yield* step(() => page.getByRole("alert").waitFor())
+      yield* checkPage(page, "17-reset-refused")
+      yield* step(() => page.getByLabel("New password").fill("a brand new passphrase"))
+      yield* step(() => page.getByRole("button", { name: "Set password and log in" }).click())
+      yield* step(() => page.waitForURL(`${base}/dashboard?done=password-reset`))
+      yield* step(() => page.getByRole("link", { name: "Change password" }).click())
+      yield* checkPage(page, "18-change-password")
+      yield* step(() => page.getByLabel("Current password").fill("not the password"))
+      yield* step(() => page.getByLabel("New password").fill(password))
+      yield* step(() => page.getByRole("button", { name: "Change password" }).click())
+      yield* step(() => page.getByRole("alert").waitFor())
+      yield* checkPage(page, "19-change-refused")
+      yield* step(() => page.getByLabel("Current password").fill("a brand new passphrase"))
+      yield* step(() => page.getByLabel("New password").fill(password))
+      yield* step(() => page.getByRole("button", { name: "Change password" }).click())
+      yield* step(() => page.waitForURL(`${base}/dashboard?done=password-changed`))
+      // Used: the link's page says so, and what to do.
+      yield* step(() => page.goto(link))
+      yield* checkPage(page, "20-reset-used")
+      expect(yield* step(() => page.getByRole("heading", { level: 1 }).textContent())).toBe("This password-reset link cannot be used")
     }), 120_000)
 })

@@ -1,9 +1,12 @@
-/** The Overview page (issue 5 §3): the balance now, the subscription, the account. */
+/** The Overview page (issue 5 §3): the balance now, the subscription, the account; changing the password. */
 import { Option } from "effect"
 import { formatStatus } from "../../domain/accountStatus.ts"
+import { passwordLength } from "../../domain/credentials.ts"
 import type { Account, Subscription } from "../../domain/models.ts"
 import { credits, date, dateTime } from "../format.ts"
 import { html } from "../html.ts"
+import { csrfInput, errorSummary, field } from "./components.ts"
+import type { Problem } from "./components.ts"
 import { page, paths } from "./layout.ts"
 import type { Viewer } from "./layout.ts"
 
@@ -55,8 +58,29 @@ export const overviewPage = (view: OverviewView) =>
       <dl class="facts">
         <div><dt>Name</dt><dd>${view.account.name}</dd></div>
         <div><dt>E-mail address</dt><dd>${view.viewer.email}</dd></div>
+        <div><dt>Password</dt><dd><a href="${paths.password}">Change password</a></dd></div>
         <div><dt>Created</dt><dd>${dateTime(view.account.registeredAt)}</dd></div>
         <div><dt>Active API keys</dt><dd>${view.activeKeys} <a href="${paths.keys}">Manage API keys</a></dd></div>
       </dl>
     </section>`
+  })
+
+export interface ChangePasswordView {
+  readonly viewer: Viewer
+  readonly problem?: Problem | undefined
+}
+
+export const changePasswordPage = (view: ChangePasswordView) =>
+  page({
+    title: "Change password",
+    viewer: view.viewer,
+    body: html`${errorSummary(view.problem)}
+    <p>Changing your password logs you out everywhere else; this browser stays logged in.</p>
+    <form method="post" action="${paths.password}" novalidate>
+      ${csrfInput(view.viewer.csrfToken)}
+      ${field({ name: "current-password", label: "Current password", type: "password", autocomplete: "current-password", required: true, error: view.problem })}
+      ${field({ name: "password", label: "New password", type: "password", autocomplete: "new-password", hint: `At least ${passwordLength.min} characters.`, required: true, error: view.problem })}
+      <button type="submit">Change password</button>
+    </form>
+    <p><a href="${paths.overview}">Back to the overview</a></p>`
   })

@@ -1,4 +1,7 @@
-/** The pages before a session: log-in, sign-up, and accepting an operator's invitation (issue 5 §1). */
+/**
+ * The pages before a session: log-in, sign-up, accepting an operator's invitation, and an
+ * operator's password-reset link (issue 5 §1; README, Operator CLI).
+ */
 import { passwordLength } from "../../domain/credentials.ts"
 import { html } from "../html.ts"
 import { csrfInput, errorSummary, field } from "./components.ts"
@@ -79,4 +82,32 @@ export const invitationInvalidPage = () =>
     title: "This invitation cannot be used",
     body: html`<p>The link may have been used already, or it has expired. Ask the operator of this service for a new invitation.</p>
     <p>Accepted it already? <a href="${paths.login}">Log in</a>.</p>`
+  })
+
+export interface PasswordResetView {
+  readonly csrfToken: string
+  readonly token: string
+  readonly email: string
+  readonly problem?: Problem | undefined
+}
+
+export const passwordResetPage = (view: PasswordResetView) =>
+  page({
+    title: "Choose a new password",
+    body: html`${errorSummary(view.problem)}
+    <p>Choose a new password for <strong>${view.email}</strong>. Setting it logs you out everywhere else.</p>
+    <form method="post" action="${paths.resetPassword}" novalidate>
+      ${csrfInput(view.csrfToken)}
+      <input type="hidden" name="token" value="${view.token}">
+      ${field({ name: "password", label: "New password", type: "password", autocomplete: "new-password", hint: `At least ${passwordLength.min} characters.`, required: true, error: view.problem })}
+      <button type="submit">Set password and log in</button>
+    </form>`
+  })
+
+export const passwordResetInvalidPage = () =>
+  page({
+    title: "This password-reset link cannot be used",
+    body: html`<p>The link may have been used already, it has expired (a link works for 24 hours), or it was not copied whole.
+    Ask the operator of this service for a new link.</p>
+    <p>Know your password? <a href="${paths.login}">Log in</a>.</p>`
   })

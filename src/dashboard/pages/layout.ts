@@ -11,6 +11,8 @@ export const paths = {
   login: "/dashboard/login",
   signup: "/dashboard/signup",
   invitation: "/dashboard/invitation",
+  resetPassword: "/dashboard/reset-password",
+  password: "/dashboard/password",
   logout: "/dashboard/logout",
   style: "/dashboard/assets/style.css",
   copyScript: "/dashboard/assets/copy.js"

@@ -1,19 +1,22 @@
-/** Log-in, sign-up, invitations and log-out (issue 5 §1). */
+/** Log-in, sign-up, invitations, password-reset links and log-out (issue 5 §1). */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
 import type { DashboardUser } from "../../domain/models.ts"
 import { Sessions } from "../../services/Sessions.ts"
 import { Users } from "../../services/Users.ts"
 import { clientAddress, cookies, htmlPage, queryParam, readForm, seeOther, withoutSessionCookie, withSessionCookie } from "../http.ts"
-import { invitationInvalidPage, invitationPage, loginPage, signupPage } from "../pages/auth.ts"
+import type { PasswordResetInvalid } from "../../domain/dashboard.ts"
+import {
+  invitationInvalidPage, invitationPage, loginPage, passwordResetInvalidPage, passwordResetPage, signupPage
+} from "../pages/auth.ts"
 import type { Problem } from "../pages/components.ts"
 import { paths } from "../pages/layout.ts"
 import { anonymousCsrf, checkAnonymousCsrf, checkSessionCsrf, currentSession, withSession } from "../session.ts"
 import { noticeOf } from "./notices.ts"
 
 /** A 429's page sentence and header: when the oldest counted attempt leaves its window. */
-const tryAgainIn = (seconds: number) => `Try again in ${Math.ceil(seconds / 60)} minute(s).`
-const retryAfterHeader = (seconds: number) => HttpServerResponse.setHeader("retry-after", String(seconds))
+export const tryAgainIn = (seconds: number) => `Try again in ${Math.ceil(seconds / 60)} minute(s).`
+export const retryAfterHeader = (seconds: number) => HttpServerResponse.setHeader("retry-after", String(seconds))
 
 /** A new session for `user`, replacing whatever session the browser had (fixation), then the overview. */
 const logInAs = (user: DashboardUser, then: string) =>
@@ -104,6 +107,39 @@ export const acceptInvitation = Effect.gen(function* () {
     })
   )
 }).pipe(Effect.catchTag("InvitationInvalid", () => Effect.succeed(htmlPage(invitationInvalidPage(), 404))))
+
+/** 404 for a token never made, 410 Gone for one used or expired: both say to ask for a new link. */
+const resetInvalid = (invalid: PasswordResetInvalid) =>
+  Effect.succeed(htmlPage(passwordResetInvalidPage(), invalid.reason === "unknown" ? 404 : 410))
+
+export const passwordResetForm = Effect.gen(function* () {
+  const token = (yield* queryParam("token")) ?? ""
+  const { email } = yield* Effect.flatMap(Users, (users) => users.pendingPasswordReset(token))
+  const csrf = yield* anonymousCsrf
+  return csrf.attach(htmlPage(passwordResetPage({ csrfToken: csrf.token, token, email })))
+}).pipe(Effect.catchTag("PasswordResetInvalid", resetInvalid))
+
+/**
+ * Sets the password, ends all of the user's sessions, then logs this browser in with a new one
+ * (README, Dashboard): whoever holds the link has just proved as much as a log-in would.
+ */
+export const resetPassword = Effect.gen(function* () {
+  const form = yield* readForm
+  yield* checkAnonymousCsrf(form.get("csrf"))
+  const token = form.get("token") ?? ""
+  const users = yield* Users
+  return yield* users.resetPassword(token, form.get("password") ?? "").pipe(
+    Effect.flatMap((user) => logInAs(user, `${paths.overview}?done=password-reset`)),
+    Effect.catchTags({
+      FormInvalid: (invalid) =>
+        Effect.gen(function* () {
+          const { email } = yield* users.pendingPasswordReset(token)
+          const csrf = yield* anonymousCsrf
+          return csrf.attach(htmlPage(passwordResetPage({ csrfToken: csrf.token, token, email, problem: invalid }), 400))
+        })
+    })
+  )
+}).pipe(Effect.catchTag("PasswordResetInvalid", resetInvalid))
 
 /** Ends the session at once: its cookie is cleared, and would not work again anyway. */
 export const logOut = withSession(

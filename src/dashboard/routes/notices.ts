@@ -5,6 +5,8 @@
 const notices: Readonly<Record<string, string>> = {
   welcome: "Your account is ready. Create an API key to start, or try an image.",
   "logged-out": "You have logged out.",
+  "password-changed": "Your password is changed; every other session of yours has ended.",
+  "password-reset": "Your new password is set, and every other session of yours has ended.",
   "key-deleted": "The key is deleted: from now on, every request with it is refused."
 }
 
