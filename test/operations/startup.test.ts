@@ -21,7 +21,7 @@ describe("start-up, as processes", () => {
       const dataDir = path.join(yield* tempDataDir, "new", "data")
       const env = { DATA_DIR: dataDir }
       // The CLI alone creates the folder and the database (the slow first open is not the service's start-up).
-      const account = Schema.decodeUnknownSync(AccountPrinted)(yield* cliOk(env, "account", "create", "--name", "Ada", "--credits", "3"))
+      const account = Schema.decodeUnknownSync(AccountPrinted)(yield* cliOk(env, "account", "create", "--init", "--name", "Ada", "--credits", "3"))
       expect((yield* looseModes(dataDir)).loose).toEqual([])
       const service = yield* startService(env)
       // Writes through the service (the CLI sends them to it): new rows, WAL, files PGlite makes as it goes.
@@ -61,7 +61,8 @@ describe("start-up, as processes", () => {
       const service = yield* serviceToEnd(env)
       expect(service.exitCode).toBe(1)
       expect(`${service.stdout}${service.stderr}`).toContain(why)
-      const command = yield* cli(env, "account", "create", "--name", "Ada")
+      // `--init`: without it the CLI stops sooner, as the folder holds no database yet.
+      const command = yield* cli(env, "account", "create", "--init", "--name", "Ada")
       expect(command).toMatchObject({ exitCode: 1, stdout: "" })
       expect(command.stderr).toContain(`error: ${why}`)
       expect(yield* Effect.promise(() => fs.readdir(dataDir))).toEqual([])
