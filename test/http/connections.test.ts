@@ -53,7 +53,8 @@ layer(app, { excludeTestServices: true, timeout: 120_000 })("connections", (it) 
       const port = yield* serverPort
       const response = yield* sendRaw({ port, head: requestHead("GET", "/healthz"), awaitClose: true, timeoutMs: idleMs + 3 * idleSlackMs })
       expect(response.status).toBe(200)
-      expect(response.closedAfterMs).toBeGreaterThan(idleMs - 1000)
+      // uSockets checks its timers every 4 s, so a connection goes between 8 and 12 s idle.
+      expect(response.closedAfterMs).toBeGreaterThan(idleMs - 4000)
       expect(response.closedAfterMs).toBeLessThan(idleMs + idleSlackMs)
     }), 60_000)
 
@@ -69,7 +70,8 @@ layer(app, { excludeTestServices: true, timeout: 120_000 })("connections", (it) 
       })
       const response = yield* sendRaw({ port, head, body: [body], chunked: true, awaitClose: true, timeoutMs: modelMs + idleMs + 3 * idleSlackMs })
       expect([response.status, response.body]).toEqual([200, '{"title":"title value","alternativeText":"alternativeText value","caption":"caption value","alt_text":"alternativeText value"}'])
-      expect(response.closedAfterMs).toBeGreaterThan(idleMs - 1000)
+      // uSockets checks its timers every 4 s, so a connection goes between 8 and 12 s idle.
+      expect(response.closedAfterMs).toBeGreaterThan(idleMs - 4000)
       expect(response.closedAfterMs).toBeLessThan(idleMs + idleSlackMs)
     }), 90_000)
 
