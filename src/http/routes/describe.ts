@@ -79,10 +79,11 @@ const wholeBody = (request: HttpServerRequest.HttpServerRequest, source: Request
 
 /**
  * Checks 3 and 4, with the body's bytes held from the upload budget. A body with a length waits for
- * its bytes before its deadline starts, for at most as long again (README, `UPLOAD_MEMORY_MB`): the
- * room that frees up in that time is another account's slow uploads being cut off, so a longer
- * wait would only hold the client. A chunked one, which has no bound but check 3's count, is
- * streamed and takes its bytes as they arrive, within the deadline.
+ * its bytes before its deadline starts, for at most as long again (README, `UPLOAD_MEMORY_MB`):
+ * every upload holding the budget when it began has been read or cut off by then, so room that has
+ * not come is taken by newer ones, and the client had better retry (a 500, §7.3). A chunked one,
+ * which has no bound but check 3's count, is streamed and takes its bytes as they arrive, within
+ * the deadline.
  */
 const readForm = (request: HttpServerRequest.HttpServerRequest, contentLength: number | undefined, held: UploadHold) =>
   Effect.gen(function* () {
