@@ -45,6 +45,12 @@ export class NotMultipart extends Schema.TaggedError<NotMultipart>()("NotMultipa
 /** Checks 3-4: the body did not arrive within the upload deadline (a stalled or trickling client). */
 export class UploadTimedOut extends Schema.TaggedError<UploadTimedOut>()("UploadTimedOut", {}) {}
 
+/**
+ * Checks 3-4: the upload budget had no room for the announced body within the deadline
+ * (services/UploadBudget.ts); the body was fine, so this is the retryable 500 (§7.3).
+ */
+export class UploadBudgetTimedOut extends Schema.TaggedError<UploadBudgetTimedOut>()("UploadBudgetTimedOut", {}) {}
+
 /** Check 4: the form has no `image` file. */
 export class NoFileUploaded extends Schema.TaggedError<NoFileUploaded>()("NoFileUploaded", {}) {}
 
@@ -90,7 +96,7 @@ export class GenerationFailed extends Schema.TaggedError<GenerationFailed>()("Ge
 
 export type ImageError = InvalidImageFile | ImageTooLarge | ImageTooManyPixels | ImageTooManyScans | ImageProcessingFailed
 export type DescriberError = AnswerTooLong | GenerationFailed
-export type FormError = RequestTooLarge | UploadTimedOut | NotMultipart | NoFileUploaded | LanguageTooLong
+export type FormError = RequestTooLarge | UploadTimedOut | UploadBudgetTimedOut | NotMultipart | NoFileUploaded | LanguageTooLong
 
 /** The ordered union of §4.1: the first failing check answers. */
 export type DescribeError =

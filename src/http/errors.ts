@@ -46,6 +46,8 @@ const describeResponses: Responses<DescribeError> = {
   NotMultipart: () => [400, "Bad Request, the body must be multipart/form-data"],
   // A body that does not arrive in time is not a readable form (§7.1); the spec names no timeout.
   UploadTimedOut: () => [400, "Bad Request, the body must be multipart/form-data"],
+  // The server's memory was busy, not the client's body wrong: retryable and uncharged (§7.3).
+  UploadBudgetTimedOut: () => [500, "Internal Server Error"],
   NoFileUploaded: () => [400, "Bad Request, No file uploaded"],
   // The spec leaves an over-long language open (§4.1); we refuse it in the form of the other 400s.
   LanguageTooLong: () => [400, "Bad Request, language must be at most 64 characters"],

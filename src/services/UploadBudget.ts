@@ -3,10 +3,13 @@
  * request holds its body's bytes from the budget until its image is prepared; past that, only the
  * small prepared image is kept while the model works. A body with a Content-Length takes its whole
  * length before a byte is read, and waits for it unread, its bytes left in the kernel's buffers;
- * that wait is not the client's, so it is not counted against `UPLOAD_TIMEOUT_MS`. A chunked body
- * takes its bytes as they arrive, within the upload deadline, so a client trickling one holds only
- * what it has sent. Keys and credits are checked before either (§4.1 checks 1 and 2): only
- * callers with credit ever hold the budget.
+ * that wait has a deadline of its own (routes/describe.ts). A chunked body takes its bytes as they
+ * arrive, within the upload deadline, so a client trickling one holds only what it has sent. Keys
+ * and credits are checked before either (§4.1 checks 1 and 2): only callers with credit ever hold
+ * the budget.
+ *
+ * One account holds at most its share of the budget (`shareOf`), so its slow uploads wait behind
+ * each other and another account always finds room beside them (fairPermits.ts).
  *
  * Bodies given back are garbage until the collector runs, and under a burst it ran too late: rounds
  * of 32 uploads of 10 MB each left about 150 MiB more resident than the one before. So once no
@@ -15,16 +18,25 @@
  */
 import { Clock, Context, Duration, Effect, Layer, Ref, type Scope } from "effect"
 import { AppConfig } from "../config.ts"
+import { limits } from "../domain/limits.ts"
+import { makeWeightedFairPermits } from "./fairPermits.ts"
 
 /** One request's share of the budget, given back when its scope closes. */
 export interface UploadHold {
-  /** Waits until `bytes` more are held; past the whole budget, takes what is left of it. */
+  /** Waits until `bytes` more are held; past the account's share, takes what is left of it. */
   readonly take: (bytes: number) => Effect.Effect<void>
 }
 
 export interface UploadBudgetShape {
-  readonly hold: Effect.Effect<UploadHold, never, Scope.Scope>
+  /** A hold for one request of `owner` (an account). */
+  readonly hold: (owner: string) => Effect.Effect<UploadHold, never, Scope.Scope>
 }
+
+/**
+ * What one account may hold of a budget of `bytes`: half of it, yet never less than one whole body
+ * (check 3) nor more than the budget, so one request of any size still goes through alone.
+ */
+export const shareOf = (bytes: number) => Math.min(bytes, Math.max(Math.floor(bytes / 2), limits.bodyBytes))
 
 /** Quiet time after the last upload before garbage is collected. */
 export const collectAfter = Duration.seconds(1)
@@ -40,9 +52,9 @@ interface Quiet {
   readonly scheduled: boolean
 }
 
-export const make = (bytes: number, collect: Effect.Effect<void>) =>
+export const make = (bytes: number, collect: Effect.Effect<void>, perOwner: number = shareOf(bytes)) =>
   Effect.gen(function* () {
-    const permits = yield* Effect.makeSemaphore(bytes)
+    const permits = yield* makeWeightedFairPermits(bytes, perOwner)
     const scope = yield* Effect.scope
     const state = yield* Ref.make<Quiet>({ holds: 0, lastEnd: 0, scheduled: false })
 
@@ -61,31 +73,36 @@ export const make = (bytes: number, collect: Effect.Effect<void>) =>
         ? collect
         : Effect.zipRight(Effect.sleep(Duration.millis(next.millis)), Effect.suspend(() => collectWhenQuiet)))
 
-    const begin = Effect.zipRight(Ref.update(state, (s) => ({ ...s, holds: s.holds + 1 })), Ref.make(0))
-    const end = (taken: Ref.Ref<number>) =>
-      Effect.gen(function* () {
-        yield* permits.release(yield* Ref.get(taken))
-        const now = yield* Clock.currentTimeMillis
-        const fork = yield* Ref.modify(state, (s): [boolean, Quiet] => {
-          const holds = s.holds - 1
-          const fork = holds === 0 && !s.scheduled
-          return [fork, { holds, lastEnd: now, scheduled: s.scheduled || fork }]
-        })
-        // Forked from a release, which is uninterruptible; the sleep must stay interruptible.
-        if (fork) yield* Effect.forkIn(Effect.interruptible(collectWhenQuiet), scope)
+    const begin = Ref.update(state, (s) => ({ ...s, holds: s.holds + 1 }))
+    // Runs after the share's own finalizer (acquired later, released first): the bytes are back.
+    const end = Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      const fork = yield* Ref.modify(state, (s): [boolean, Quiet] => {
+        const holds = s.holds - 1
+        const fork = holds === 0 && !s.scheduled
+        return [fork, { holds, lastEnd: now, scheduled: s.scheduled || fork }]
       })
+      // Forked from a release, which is uninterruptible; the sleep must stay interruptible.
+      if (fork) yield* Effect.forkIn(Effect.interruptible(collectWhenQuiet), scope)
+    })
 
-    const hold = Effect.map(Effect.acquireRelease(begin, end), (taken): UploadHold => ({
-      take: (wanted) =>
-        Effect.uninterruptibleMask((restore) =>
-          Effect.gen(function* () {
-            const n = Math.min(wanted, bytes - (yield* Ref.get(taken)))
-            if (n <= 0) return
-            yield* restore(permits.take(n))
-            yield* Ref.update(taken, (held) => held + n)
-          })
-        )
-    }))
+    const hold = (owner: string) =>
+      Effect.gen(function* () {
+        yield* Effect.acquireRelease(begin, () => end)
+        const share = yield* permits.share(owner)
+        // What this request has asked for, held or waited on: in all, it stays within the share
+        // (a wait that is interrupted ends the request, so nothing asks again).
+        let asked = 0
+        return {
+          take: (wanted) =>
+            Effect.suspend(() => {
+              const n = Math.min(wanted, perOwner - asked)
+              if (n <= 0) return Effect.void
+              asked += n
+              return share.take(n)
+            })
+        } satisfies UploadHold
+      })
 
     return { hold } satisfies UploadBudgetShape
   })

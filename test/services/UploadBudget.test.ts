@@ -1,25 +1,28 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Ref, TestClock } from "effect"
-import { make, type UploadBudgetShape } from "../../src/services/UploadBudget.ts"
+import { limits } from "../../src/domain/limits.ts"
+import { make, shareOf, type UploadBudgetShape } from "../../src/services/UploadBudget.ts"
 
-/** A budget of `bytes` whose collections are counted. */
-const budgetOf = (bytes: number) =>
+const MB = 1024 * 1024
+
+/** A budget of `bytes` whose collections are counted; one account holds at most `perOwner`. */
+const budgetOf = (bytes: number, perOwner?: number) =>
   Effect.gen(function* () {
     const collections = yield* Ref.make(0)
-    const budget = yield* make(bytes, Ref.update(collections, (n) => n + 1))
+    const budget = yield* make(bytes, Ref.update(collections, (n) => n + 1), perOwner)
     return { budget, collections: Ref.get(collections) }
   })
 
-/** Runs `effect` with `bytes` held, as a body with a Content-Length is read. */
-const holding = <A, E>(budget: UploadBudgetShape, bytes: number, effect: Effect.Effect<A, E>) =>
-  Effect.scoped(Effect.flatMap(budget.hold, (held) => Effect.zipRight(held.take(bytes), effect)))
+/** Runs `effect` with `bytes` held by `owner`, as a body with a Content-Length is read. */
+const holding = <A, E>(budget: UploadBudgetShape, bytes: number, effect: Effect.Effect<A, E>, owner = "an account") =>
+  Effect.scoped(Effect.flatMap(budget.hold(owner), (held) => Effect.zipRight(held.take(bytes), effect)))
 
-/** Holds `bytes` until `release` is completed; `started` says it got them. */
-const holder = (budget: UploadBudgetShape, bytes: number) =>
+/** Holds `bytes` for `owner` until `release` is completed; `started` says it got them. */
+const holder = (budget: UploadBudgetShape, bytes: number, owner = "an account") =>
   Effect.gen(function* () {
     const started = yield* Deferred.make<void>()
     const release = yield* Deferred.make<void>()
-    const fiber = yield* Effect.fork(holding(budget, bytes, Deferred.succeed(started, undefined).pipe(Effect.zipRight(Deferred.await(release)))))
+    const fiber = yield* Effect.fork(holding(budget, bytes, Deferred.succeed(started, undefined).pipe(Effect.zipRight(Deferred.await(release))), owner))
     return { started, release, fiber }
   })
 
@@ -52,7 +55,7 @@ describe("UploadBudget", () => {
       const { budget } = yield* budgetOf(10)
       const trickle = yield* Deferred.make<void>()
       const chunked = yield* Effect.fork(Effect.scoped(Effect.gen(function* () {
-        const held = yield* budget.hold
+        const held = yield* budget.hold("an account")
         yield* held.take(3)
         yield* Deferred.await(trickle)
         yield* held.take(4)
@@ -68,6 +71,36 @@ describe("UploadBudget", () => {
       yield* Deferred.await(big.started)
       yield* Deferred.succeed(big.release, undefined)
     }))
+
+  it.scoped("one account holds at most its share: its next body waits, another account's fits beside", () =>
+    Effect.gen(function* () {
+      const { budget } = yield* budgetOf(10, 6)
+      const first = yield* holder(budget, 6, "x")
+      yield* Deferred.await(first.started)
+      const second = yield* holder(budget, 1, "x")
+      // 4 bytes are free, none of them x's.
+      expect(yield* holding(budget, 4, Effect.succeed("fits"), "y")).toBe("fits")
+      yield* Effect.yieldNow()
+      expect(yield* Deferred.isDone(second.started)).toBe(false)
+      yield* Deferred.succeed(first.release, undefined)
+      yield* Deferred.await(second.started)
+      yield* Deferred.succeed(second.release, undefined)
+    }))
+
+  it.scoped("a body larger than its account's share holds the whole share rather than waiting forever", () =>
+    Effect.gen(function* () {
+      const { budget } = yield* budgetOf(10, 6)
+      const big = yield* holder(budget, 25, "x")
+      yield* Deferred.await(big.started)
+      expect(yield* holding(budget, 4, Effect.succeed("fits"), "y")).toBe("fits")
+      yield* Deferred.succeed(big.release, undefined)
+    }))
+
+  it("an account's share is half the budget, at least one whole body, at most the budget", () => {
+    expect(shareOf(64 * MB)).toBe(32 * MB)
+    expect(shareOf(16 * MB)).toBe(limits.bodyBytes)
+    expect(shareOf(limits.bodyBytes)).toBe(limits.bodyBytes)
+  })
 
   it.scoped("the budget is given back when the work fails or is interrupted", () =>
     Effect.gen(function* () {

@@ -19,6 +19,7 @@ import {
   NoFileUploaded,
   NotMultipart,
   RequestTooLarge,
+  UploadBudgetTimedOut,
   UploadTimedOut
 } from "../../domain/errors.ts"
 import { limits } from "../../domain/limits.ts"
@@ -78,15 +79,22 @@ const wholeBody = (request: HttpServerRequest.HttpServerRequest, source: Request
 
 /**
  * Checks 3 and 4, with the body's bytes held from the upload budget. A body with a length waits for
- * its share before its deadline starts; a chunked one, which has no bound but check 3's count, is
- * streamed and takes its share as it arrives, within the deadline.
+ * its bytes before its deadline starts, for at most as long again (README, `UPLOAD_MEMORY_MB`):
+ * every upload holding the budget when it began has been read or cut off by then, so room that has
+ * not come is taken by newer ones, and the client had better retry (a 500, §7.3). A chunked one,
+ * which has no bound but check 3's count, is streamed and takes its bytes as they arrive, within
+ * the deadline.
  */
 const readForm = (request: HttpServerRequest.HttpServerRequest, contentLength: number | undefined, held: UploadHold) =>
   Effect.gen(function* () {
     const { uploadTimeout } = yield* AppConfig
     const source = request.source
     const whole = contentLength !== undefined && source instanceof Request ? { source, contentLength } : undefined
-    if (whole !== undefined) yield* held.take(whole.contentLength)
+    if (whole !== undefined) {
+      yield* held.take(whole.contentLength).pipe(
+        Effect.timeoutFail({ duration: uploadTimeout, onTimeout: () => new UploadBudgetTimedOut() })
+      )
+    }
     return yield* Effect.gen(function* () {
       const body = whole !== undefined
         ? Stream.make(yield* wholeBody(request, whole.source))
@@ -116,7 +124,7 @@ const prepareUpload = (
     }
     // Scoped: the body is let go as this ends, then its share of the budget.
     return yield* Effect.scoped(Effect.gen(function* () {
-      const held = yield* Effect.flatMap(UploadBudget, (budget) => budget.hold)
+      const held = yield* Effect.flatMap(UploadBudget, (budget) => budget.hold(accountId))
       const form = adapt(yield* readForm(request, contentLength, held))
       if (form.image === undefined) return yield* new NoFileUploaded()
       if (form.language?.truncated) return yield* new LanguageTooLong()
@@ -221,7 +229,7 @@ const resultResponse = (described: Described) =>
 const unread = (error: DescribeError) =>
   error._tag === "RequestTooLarge"
     ? error.announced
-    : ["ApiKeyMissing", "KeyRejected", "NoCreditLeft", "UploadTimedOut"].includes(error._tag)
+    : ["ApiKeyMissing", "KeyRejected", "NoCreditLeft", "UploadTimedOut", "UploadBudgetTimedOut"].includes(error._tag)
 
 /**
  * Checks 2 to 7 once the caller is known: a credit held, then captured or released as the request
