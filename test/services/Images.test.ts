@@ -26,7 +26,7 @@ import {
   svgWithProlog,
   truncate
 } from "../fixtures/images.ts"
-import { cjpegMissing, jpegClaiming, oneScanBufferedJpegs, scanBombJpeg } from "../support/hostileImages.ts"
+import { cjpegMissing, gifClaiming, jpegClaiming, oneScanBufferedJpegs, scanBombJpeg } from "../support/hostileImages.ts"
 
 type Rgba = readonly [number, number, number, number]
 
@@ -374,6 +374,14 @@ layer(Images.layer)("Images.layer", (it) => {
         expect([image.width, image.height]).toStrictEqual([1000, 1000])
       }))
   })
+
+  it.effect("a GIF is drawn onto an RGBA canvas of its whole screen: over 50 megapixels (200 MB) is refused", () =>
+    Effect.gen(function* () {
+      // A flat 7,000 x 7,000 GIF took 250 MB to decode; this one claims that size and more.
+      const gif = yield* encode(noise(64, 48).gif())
+      expect(yield* outcome(gifClaiming(gif, 7_100, 7_100))).toStrictEqual(new ImageTooManyPixels({ maxMegapixels: 50 }))
+      expect(yield* outcome(gifClaiming(gif, 7_000, 7_000)), "49 megapixels are decoded").toStrictEqual({ decoded: [1000, 1000] })
+    }))
 
   // Generated with libjpeg-turbo's cjpeg; skipped, with this name, where it is not installed.
   describe(`scan bombs (over ${maxJpegScans} JPEG scans)${cjpegMissing ? ": skipped, cjpeg (libjpeg-turbo-progs) is not installed" : ""}`, () => {
