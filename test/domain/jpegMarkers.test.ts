@@ -101,7 +101,7 @@ describe("jpegScanCount", () => {
   })
 })
 
-describe("jpegSamplesPerPixel", () => {
+describe("jpegFrame", () => {
   it.effect("grey 1, colour at 4:2:0 1.5, at 4:4:4 3", () =>
     Effect.gen(function* () {
       expect(samplesPerPixel(yield* encode(noise(64, 48).toColourspace("b-w").jpeg()))).toBe(1)

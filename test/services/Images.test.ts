@@ -311,7 +311,7 @@ layer(Images.layer)("Images.layer", (it) => {
       }))
   })
 
-  describe("JPEGs of more than one scan hold all their coefficients: 200 MB at most", () => {
+  describe("JPEGs libjpeg decodes through all their coefficients (progressive, or scans of fewer components): 200 MB at most", () => {
     it.effect.each([
       ["grey", "greyscale", 100, [10_000, 10_001]],
       ["4:2:0 colour", "4:2:0", 66, [8_000, 8_400]],
