@@ -1,7 +1,8 @@
 /**
  * The marker structure of a JPEG (ITU T.81, annex B), read without decoding: what it costs to
- * decode a progressive JPEG grows with its scans (each one is a pass over every block of the
- * image), and the scans can be counted from the markers alone.
+ * decode a JPEG grows with its scans (each one of a progressive JPEG is a pass over every block of
+ * the image), and whether it is decoded through a buffer of all its coefficients follows from its
+ * frame type and its scans' components, all of which the markers tell.
  */
 
 /** A marker: its code (the byte after 0xFF) and the offset of its 0xFF. */
@@ -62,25 +63,39 @@ export function* jpegMarkers(bytes: Uint8Array): Generator<JpegMarker> {
 }
 
 /**
- * The number of scans (SOS segments), counting no further than `atMost + 1`: enough to tell that a
- * file has too many without walking the rest of it.
+ * The component count (Ns, B.2.3) of each scan, in order, listing no further than `atMost + 1`
+ * scans: enough to tell that a file has too many without walking the rest of it. 0 for a scan
+ * whose header is cut short.
  */
-export const jpegScanCount = (bytes: Uint8Array, atMost = Infinity): number => {
-  let scans = 0
-  for (const marker of jpegMarkers(bytes)) {
-    if (marker.code === startOfScan && ++scans > atMost) break
+export const jpegScanComponents = (bytes: Uint8Array, atMost = Infinity): ReadonlyArray<number> => {
+  const scans: Array<number> = []
+  for (const { code, offset } of jpegMarkers(bytes)) {
+    if (code === startOfScan && scans.push(bytes[offset + 4] ?? 0) > atMost) break
   }
   return scans
 }
 
+/** The number of scans (SOS segments), counting no further than `atMost + 1` (`jpegScanComponents`). */
+export const jpegScanCount = (bytes: Uint8Array, atMost = Infinity): number => jpegScanComponents(bytes, atMost).length
+
 /** Frame headers: SOF0-SOF15 but DHT (C4), JPG (C8) and DAC (CC). */
 const isFrameHeader = (code: number) => code >= 0xc0 && code <= 0xcf && code !== 0xc4 && code !== 0xc8 && code !== 0xcc
 
-/**
- * Samples per pixel of the frame, from its components' sampling factors (B.2.2): 1 for grey, 1.5
- * for colour at 4:2:0, 3 at 4:4:4. Undefined when the frame header is missing or cut short.
- */
-export const jpegSamplesPerPixel = (bytes: Uint8Array): number | undefined => {
+/** Progressive frames, Huffman or arithmetic coded, sequential or hierarchical: SOF2, 6, 10, 14 (B.1.1.3). */
+const isProgressive = (code: number) => code === 0xc2 || code === 0xc6 || code === 0xca || code === 0xce
+
+/** What the frame header (B.2.2) tells of how the image is decoded. */
+export interface JpegFrame {
+  /** SOF2, 6, 10 or 14: every scan refines the whole image, so all coefficients are kept. */
+  readonly progressive: boolean
+  /** Nf: components in the frame; a scan of fewer (Ns) leaves the others to later scans. */
+  readonly components: number
+  /** From the components' sampling factors: 1 for grey, 1.5 for colour at 4:2:0, 3 at 4:4:4. */
+  readonly samplesPerPixel: number
+}
+
+/** The frame header before the first scan; undefined when it is missing or cut short. */
+export const jpegFrame = (bytes: Uint8Array): JpegFrame | undefined => {
   for (const { code, offset } of jpegMarkers(bytes)) {
     if (code === startOfScan) return undefined
     if (!isFrameHeader(code)) continue
@@ -93,7 +108,11 @@ export const jpegSamplesPerPixel = (bytes: Uint8Array): number | undefined => {
     const hMax = Math.max(...sampling.map((s) => s.h))
     const vMax = Math.max(...sampling.map((s) => s.v))
     if (hMax === 0 || vMax === 0) return undefined
-    return sampling.reduce((sum, s) => sum + (s.h * s.v) / (hMax * vMax), 0)
+    return {
+      progressive: isProgressive(code),
+      components: count,
+      samplesPerPixel: sampling.reduce((sum, s) => sum + (s.h * s.v) / (hMax * vMax), 0)
+    }
   }
   return undefined
 }

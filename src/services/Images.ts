@@ -9,7 +9,8 @@ import type { ImageFormat, PreparedImage } from "../domain/describe.ts"
 import type { ImageError } from "../domain/errors.ts"
 import { ImageProcessingFailed, ImageTooLarge, ImageTooManyPixels, ImageTooManyScans, InvalidImageFile } from "../domain/errors.ts"
 import { detectImageFormat, imageFormatName } from "../domain/imageFormat.ts"
-import { jpegSamplesPerPixel, jpegScanCount } from "../domain/jpegMarkers.ts"
+import { jpegFrame, jpegScanComponents } from "../domain/jpegMarkers.ts"
+import { pngHeader } from "../domain/pngHeader.ts"
 import { limits } from "../domain/limits.ts"
 import { makeFairPermits } from "./fairPermits.ts"
 
@@ -28,24 +29,50 @@ export interface ImagesShape {
  * in so few bytes means flat, highly compressible data, the shape of a bomb. At the limit the whole
  * process peaked at about 120 MB resident (measured with sharp 0.35.5 on a 10,000 x 10,000 PNG,
  * EXIF-rotated or not), since libvips streams the decode into the resize. Only the first frame is
- * decoded, so the frame count does not multiply the cost.
+ * decoded, so the frame count does not multiply the cost. Files that cannot be streamed have a
+ * lower limit (`maxWholeImageBytes`).
  */
 export const maxMegapixels = 100
 const maxPixels = maxMegapixels * 1_000_000
 
 /**
- * Memory one JPEG's coefficients may take. A JPEG of more than one scan (progressive, or one scan
- * per component) is decoded into a buffer of all its coefficients, 2 bytes per sample, before
- * the first row comes out: 200 MB for 100 megapixels of grey, 300 MB in colour at 4:2:0 (measured:
- * the process grew by 185 and 290 MB). 200 MB keeps such a file within what a 100-megapixel grey
- * one takes, so its pixel limit is lower when its colour has more samples: 66 megapixels at 4:2:0,
- * 33 at 4:4:4. A one-scan (baseline) JPEG streams its rows and keeps the common limit.
+ * Memory an image decoded whole before its first row comes out may take. libjpeg decodes a JPEG
+ * into a buffer of all its coefficients, 2 bytes per sample, when its frame is progressive or its
+ * scans are not one scan of all its components (a scan of fewer leaves the rest to later scans),
+ * even when there is only one scan: 200 MB for 100 megapixels of grey, 300 MB in colour at 4:2:0
+ * (measured: the process grew by 185 and 290 MB), 600 MB at 4:4:4. An interlaced (Adam7) PNG is
+ * decoded whole, each pass covering the image, into its own format: 800 MB for 100 megapixels of
+ * 16-bit RGBA (measured: +895 MB; +155 MB non-interlaced). A GIF is drawn onto a canvas of its
+ * whole screen, 4 bytes a pixel (measured: +475 MB at 100 megapixels, +250 MB at 49). 200 MB keeps
+ * such a file within what a 100-megapixel grey one takes, so its pixel limit is lower when it has
+ * more bytes a pixel: for a JPEG 66 megapixels at 4:2:0, 33 at 4:4:4; for an interlaced PNG 66 in
+ * 8-bit RGB, 50 in RGBA, 25 in 16-bit RGBA; 50 for a GIF. A baseline JPEG, a non-interlaced PNG
+ * and a WebP stream their rows and keep the common limit.
  */
-const maxCoefficientBytes = 200_000_000
+const maxWholeImageBytes = 200_000_000
 
-/** The pixel limit of this file: the common one, lower for a multi-scan JPEG (`maxCoefficientBytes`). */
-const pixelLimitOf = (bytes: Uint8Array, format: ImageFormat, scans: number): number =>
-  format === "jpeg" && scans > 1 ? Math.min(maxPixels, maxCoefficientBytes / (2 * (jpegSamplesPerPixel(bytes) ?? 3))) : maxPixels
+/** The pixel limit of an image whose decoded pixels take `bytesPerPixel` and are all held at once. */
+const wholeImageLimit = (bytesPerPixel: number) => Math.min(maxPixels, maxWholeImageBytes / bytesPerPixel)
+
+/**
+ * The pixel limit of this file: the common one, lower for what is decoded whole
+ * (`maxWholeImageBytes`). `scans` holds each JPEG scan's component count. A JPEG whose frame
+ * cannot be read is held to the strictest JPEG limit: the decoder refuses it anyway.
+ */
+const pixelLimitOf = (bytes: Uint8Array, format: ImageFormat, scans: ReadonlyArray<number>): number => {
+  if (format === "jpeg") {
+    const frame = jpegFrame(bytes)
+    if (frame === undefined) return wholeImageLimit(2 * 3)
+    const buffered = frame.progressive || scans.length > 1 || scans.some((components) => components < frame.components)
+    return buffered ? wholeImageLimit(2 * frame.samplesPerPixel) : maxPixels
+  }
+  if (format === "png") {
+    const header = pngHeader(bytes)
+    return header?.interlaced === true ? wholeImageLimit(header.channels * header.bytesPerSample) : maxPixels
+  }
+  // libnsgif draws each frame onto an RGBA canvas of the whole screen, interlaced or not.
+  return format === "gif" ? wholeImageLimit(4) : maxPixels
+}
 
 /**
  * Scans a JPEG may have. Each scan of a progressive JPEG is a pass over every block of the image,
@@ -184,8 +211,8 @@ const make = Effect.gen(function* () {
       if (Option.isNone(format)) return yield* new InvalidImageFile()
       yield* Effect.annotateCurrentSpan("image.format", format.value)
       // Only JPEG has scans; more than one means progressive, or one scan per component.
-      const scans = format.value === "jpeg" ? jpegScanCount(bytes, maxJpegScans) : 1
-      if (scans > maxJpegScans) return yield* new ImageTooManyScans({ maxScans: maxJpegScans })
+      const scans = format.value === "jpeg" ? jpegScanComponents(bytes, maxJpegScans) : []
+      if (scans.length > maxJpegScans) return yield* new ImageTooManyScans({ maxScans: maxJpegScans })
       const pixelLimit = pixelLimitOf(bytes, format.value, scans)
       // libvips work cannot be cancelled: it runs to its end while holding the permit, so the
       // permits count exactly the images in memory even when the request is interrupted.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck as fc } from "effect"
 import type { Sharp } from "sharp"
-import { jpegMarkers, jpegSamplesPerPixel, jpegScanCount } from "../../src/domain/jpegMarkers.ts"
+import { jpegFrame, jpegMarkers, jpegScanComponents, jpegScanCount } from "../../src/domain/jpegMarkers.ts"
 import { concatBytes } from "../support/multipartBody.ts"
 import { noise } from "../fixtures/images.ts"
 
@@ -12,8 +12,12 @@ const eoi = new Uint8Array([0xff, 0xd9])
 const segment = (code: number, content: Uint8Array) =>
   concatBytes([new Uint8Array([0xff, code, (content.length + 2) >> 8, (content.length + 2) & 0xff]), content])
 
-/** A scan: its SOS header (content irrelevant here), then entropy-coded data. */
-const scan = (data: Uint8Array) => concatBytes([segment(0xda, new Uint8Array([1, 1, 0, 0, 63, 0])), data])
+/** A scan of `components` (Ns) components: its SOS header, then entropy-coded data. */
+const scan = (data: Uint8Array, components = 1) =>
+  concatBytes([
+    segment(0xda, new Uint8Array([components, ...Array.from({ length: components }, (_, i) => [i + 1, 0]).flat(), 0, 63, 0])),
+    data
+  ])
 
 /**
  * Entropy-coded data as an encoder writes it: every 0xFF byte stuffed with 0x00, restart markers
@@ -36,6 +40,8 @@ const entropyData = fc.tuple(
 const otherSegment = fc.tuple(fc.constantFrom(0xc4, 0xdb, 0xdd, 0xe0, 0xe1, 0xfe), fc.uint8Array({ maxLength: 60 }))
   .map(([code, content]) => segment(code, content))
 
+const samplesPerPixel = (bytes: Uint8Array) => jpegFrame(bytes)?.samplesPerPixel
+
 const encode = (image: Sharp) => Effect.promise(async () => new Uint8Array(await image.toBuffer()))
 
 describe("jpegScanCount", () => {
@@ -57,6 +63,14 @@ describe("jpegScanCount", () => {
       expect(progressive).toBeGreaterThan(1)
       expect(progressive).toBeLessThanOrEqual(12)
     }))
+
+  it("lists each scan's component count (Ns), as far as asked", () => {
+    const bytes = concatBytes([soi, scan(new Uint8Array([1]), 3), scan(new Uint8Array([2])), scan(new Uint8Array(0), 2), eoi])
+    expect(jpegScanComponents(bytes)).toStrictEqual([3, 1, 2])
+    expect(jpegScanComponents(bytes, 1)).toStrictEqual([3, 1])
+    // A scan header cut short still counts as a scan, of no components.
+    expect(jpegScanComponents(concatBytes([soi, scan(new Uint8Array(0), 3)]).subarray(0, 6))).toStrictEqual([0])
+  })
 
   it("stops at EOI: what follows is not the image's", () => {
     expect(jpegScanCount(concatBytes([soi, scan(new Uint8Array([1, 2])), eoi, scan(new Uint8Array(0))]))).toBe(1)
@@ -87,18 +101,35 @@ describe("jpegScanCount", () => {
   })
 })
 
-describe("jpegSamplesPerPixel", () => {
+describe("jpegFrame", () => {
   it.effect("grey 1, colour at 4:2:0 1.5, at 4:4:4 3", () =>
     Effect.gen(function* () {
-      expect(jpegSamplesPerPixel(yield* encode(noise(64, 48).toColourspace("b-w").jpeg()))).toBe(1)
-      expect(jpegSamplesPerPixel(yield* encode(noise(64, 48).jpeg({ chromaSubsampling: "4:2:0" })))).toBe(1.5)
-      expect(jpegSamplesPerPixel(yield* encode(noise(64, 48).jpeg({ chromaSubsampling: "4:4:4", progressive: true })))).toBe(3)
+      expect(samplesPerPixel(yield* encode(noise(64, 48).toColourspace("b-w").jpeg()))).toBe(1)
+      expect(samplesPerPixel(yield* encode(noise(64, 48).jpeg({ chromaSubsampling: "4:2:0" })))).toBe(1.5)
+      expect(samplesPerPixel(yield* encode(noise(64, 48).jpeg({ chromaSubsampling: "4:4:4", progressive: true })))).toBe(3)
     }))
+
+  it.effect("progressive for SOF2 (cjpeg, sharp), not for baseline; the frame's component count", () =>
+    Effect.gen(function* () {
+      expect(jpegFrame(yield* encode(noise(64, 48).jpeg()))).toStrictEqual({ progressive: false, components: 3, samplesPerPixel: 1.5 })
+      expect(jpegFrame(yield* encode(noise(64, 48).toColourspace("b-w").jpeg({ progressive: true })))).toStrictEqual({
+        progressive: true,
+        components: 1,
+        samplesPerPixel: 1
+      })
+    }))
+
+  it("progressive for SOF2, 6, 10 and 14 (Huffman or arithmetic), sequential for SOF0, 1, 3 and 9", () => {
+    const frameOf = (code: number) => segment(code, new Uint8Array([8, 0, 16, 0, 16, 1, 1, 0x11, 0]))
+    const progressive = (code: number) => jpegFrame(concatBytes([soi, frameOf(code), scan(new Uint8Array(0)), eoi]))?.progressive
+    expect([0xc2, 0xc6, 0xca, 0xce].map(progressive)).toStrictEqual([true, true, true, true])
+    expect([0xc0, 0xc1, 0xc3, 0xc9].map(progressive)).toStrictEqual([false, false, false, false])
+  })
 
   it("undefined without a whole frame header before the first scan", () => {
     const frame = segment(0xc2, new Uint8Array([8, 0, 16, 0, 16, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]))
-    expect(jpegSamplesPerPixel(concatBytes([soi, frame, scan(new Uint8Array(0)), eoi]))).toBe(1.5)
-    expect(jpegSamplesPerPixel(concatBytes([soi, frame]).subarray(0, 19))).toBeUndefined()
-    expect(jpegSamplesPerPixel(concatBytes([soi, scan(new Uint8Array(0)), frame, eoi]))).toBeUndefined()
+    expect(samplesPerPixel(concatBytes([soi, frame, scan(new Uint8Array(0)), eoi]))).toBe(1.5)
+    expect(samplesPerPixel(concatBytes([soi, frame]).subarray(0, 19))).toBeUndefined()
+    expect(samplesPerPixel(concatBytes([soi, scan(new Uint8Array(0)), frame, eoi]))).toBeUndefined()
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect, Fiber, Ref } from "effect"
+import { Duration, Effect, Fiber, Ref } from "effect"
 import sharp, { type Sharp } from "sharp"
 import type { PreparedImage } from "../../src/domain/describe.ts"
 import { ImageProcessingFailed, ImageTooLarge, ImageTooManyPixels, ImageTooManyScans, InvalidImageFile } from "../../src/domain/errors.ts"
@@ -11,6 +11,7 @@ import {
   animation,
   blackBitmapPng,
   blue,
+  flatPng,
   green,
   heicHeader,
   magenta,
@@ -25,7 +26,7 @@ import {
   svgWithProlog,
   truncate
 } from "../fixtures/images.ts"
-import { cjpegMissing, jpegClaiming, scanBombJpeg } from "../support/hostileImages.ts"
+import { cjpegMissing, gifClaiming, jpegClaiming, oneScanBufferedJpegs, scanBombJpeg } from "../support/hostileImages.ts"
 
 type Rgba = readonly [number, number, number, number]
 
@@ -54,6 +55,10 @@ const expectWellFormed = (image: PreparedImage) => {
   expect(image.pixels.length).toBe(image.width * image.height * image.channels)
   expect(Math.max(image.width, image.height)).toBeLessThanOrEqual(limits.longestSide)
 }
+
+/** The error, or the size of what was decoded (rather than a million pixels in a failure's diff). */
+const outcome = (bytes: Uint8Array) =>
+  prepare(bytes).pipe(Effect.match({ onFailure: (error) => error, onSuccess: (image) => ({ decoded: [image.width, image.height] }) }))
 
 const corrupt = (name: string) => new ImageProcessingFailed({ cause: `the ${name} file is truncated or corrupt` })
 
@@ -306,7 +311,7 @@ layer(Images.layer)("Images.layer", (it) => {
       }))
   })
 
-  describe("JPEGs of more than one scan hold all their coefficients: 200 MB at most", () => {
+  describe("JPEGs libjpeg decodes through all their coefficients (progressive, or scans of fewer components): 200 MB at most", () => {
     it.effect.each([
       ["grey", "greyscale", 100, [10_000, 10_001]],
       ["4:2:0 colour", "4:2:0", 66, [8_000, 8_400]],
@@ -321,6 +326,16 @@ layer(Images.layer)("Images.layer", (it) => {
         )
       }))
 
+    // Generated with cjpeg: a progressive frame of one DC scan, a sequential one whose only scan holds one of three components.
+    it.effect.skipIf(cjpegMissing)(`one scan is enough when libjpeg still buffers it: 4:4:4 past 33 megapixels is refused${cjpegMissing ? ": skipped, cjpeg is not installed" : ""}`, () =>
+      Effect.gen(function* () {
+        for (const { bytes, name } of oneScanBufferedJpegs(64)) {
+          expect(jpegScanCount(bytes), name).toBe(1)
+          expect(yield* outcome(jpegClaiming(bytes, 5_700, 5_900)), name).toStrictEqual(new ImageTooManyPixels({ maxMegapixels: 33 }))
+          expect(yield* outcome(jpegClaiming(bytes, 5_700, 5_700)), `${name}, 32.5 megapixels: decoded, found short`).toStrictEqual(corrupt("JPEG"))
+        }
+      }))
+
     it.effect("a one-scan JPEG keeps the common limit: past it, a baseline claiming 8,000 x 8,400 is decoded (and found short)", () =>
       Effect.gen(function* () {
         const baseline = yield* encode(noise(64, 48).jpeg({ chromaSubsampling: "4:2:0" }))
@@ -328,13 +343,50 @@ layer(Images.layer)("Images.layer", (it) => {
       }))
   })
 
+  describe("interlaced PNGs are decoded whole: 200 MB of pixels at most", () => {
+    it.effect.each([
+      ["8-bit grey", 8, 0, 100, [10_000, 10_001]],
+      ["8-bit RGB", 8, 2, 66, [8_000, 8_400]],
+      ["8-bit RGBA", 8, 6, 50, [7_100, 7_100]],
+      ["16-bit RGBA", 16, 6, 25, [10_000, 10_000]]
+    ] as const)("%s: at most the megapixels of 200 MB, refused from the header at once", ([, bitDepth, colourType, megapixels, [width, height]]) =>
+      Effect.gen(function* () {
+        const bytes = flatPng({ width, height, bitDepth, colourType, interlaced: true })
+        const [elapsed, error] = yield* Effect.timed(outcome(bytes))
+        expect(error).toStrictEqual(new ImageTooManyPixels({ maxMegapixels: megapixels }))
+        // Decoding the 16-bit one took 5.6 s and 900 MB; a header read takes milliseconds.
+        expect(Duration.toMillis(elapsed)).toBeLessThan(2_000)
+      }))
+
+    it.effect("a 16-bit RGBA interlaced PNG of exactly 25 megapixels (200 MB) is decoded, a row more is not", () =>
+      Effect.gen(function* () {
+        const image = yield* prepare(flatPng({ width: 5_000, height: 5_000, bitDepth: 16, colourType: 6, interlaced: true }))
+        expect([image.width, image.height, image.channels]).toStrictEqual([1000, 1000, 4])
+        expectColour(pixelAt(image, 500, 500), [0, 0, 0, 0])
+        expect(yield* outcome(flatPng({ width: 5_000, height: 5_001, bitDepth: 16, colourType: 6, interlaced: true }))).toStrictEqual(
+          new ImageTooManyPixels({ maxMegapixels: 25 })
+        )
+      }))
+
+    it.effect("a non-interlaced PNG streams its rows and keeps the common limit", () =>
+      Effect.gen(function* () {
+        const image = yield* prepare(flatPng({ width: 7_100, height: 7_100, bitDepth: 8, colourType: 6, interlaced: false }))
+        expect([image.width, image.height]).toStrictEqual([1000, 1000])
+      }))
+  })
+
+  it.effect("a GIF is drawn onto an RGBA canvas of its whole screen: over 50 megapixels (200 MB) is refused", () =>
+    Effect.gen(function* () {
+      // A flat 7,000 x 7,000 GIF took 250 MB to decode; this one claims that size and more.
+      const gif = yield* encode(noise(64, 48).gif())
+      expect(yield* outcome(gifClaiming(gif, 7_100, 7_100))).toStrictEqual(new ImageTooManyPixels({ maxMegapixels: 50 }))
+      expect(yield* outcome(gifClaiming(gif, 7_000, 7_000)), "49 megapixels are decoded").toStrictEqual({ decoded: [1000, 1000] })
+    }))
+
   // Generated with libjpeg-turbo's cjpeg; skipped, with this name, where it is not installed.
   describe(`scan bombs (over ${maxJpegScans} JPEG scans)${cjpegMissing ? ": skipped, cjpeg (libjpeg-turbo-progs) is not installed" : ""}`, () => {
     // A plain object, so that the tests also run (and fail) against code without the error.
     const tooManyScans = { _tag: "ImageTooManyScans", maxScans: 32 }
-    /** The error, or the size of what was decoded (rather than a million pixels in a failure's diff). */
-    const outcome = (bytes: Uint8Array) =>
-      prepare(bytes).pipe(Effect.match({ onFailure: (error) => error, onSuccess: (image) => ({ decoded: [image.width, image.height] }) }))
 
     it.effect.skipIf(cjpegMissing)("700 scans of a flat picture, end marker cut off, are refused from the markers", () =>
       Effect.gen(function* () {

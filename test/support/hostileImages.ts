@@ -218,29 +218,53 @@ const writeFlatNetpbm = (file: string, side: number, colour: boolean) => {
  */
 export const scanBombJpeg = (options: { readonly side: number; readonly colour: boolean; readonly scans: number; readonly endMarker: boolean }): Uint8Array => {
   const { colour, endMarker, scans, side } = options
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "scan-bomb-"))
-  try {
-    const source = path.join(dir, colour ? "flat.ppm" : "flat.pgm")
-    writeFlatNetpbm(source, side, colour)
-    const script = path.join(dir, "scans.txt")
-    fs.writeFileSync(script, colour ? "0 1 2: 0 0 0 0;\n0: 1 63 0 0;\n1: 1 63 0 0;\n2: 1 63 0 0;\n" : "0: 0 0 0 0;\n0: 1 63 0 0;\n")
-    const output = path.join(dir, "bomb.jpg")
-    const run = spawnSync("cjpeg", ["-scans", script, "-outfile", output, source])
-    if (run.status !== 0) throw new Error(`cjpeg failed: ${run.stderr.toString()}`)
-    const jpeg = new Uint8Array(fs.readFileSync(output))
-    // The AC scans (with the Huffman tables before them) run from the marker after the DC scan to EOI.
+  const jpeg = flatJpeg(side, colour, colour ? "0 1 2: 0 0 0 0;\n0: 1 63 0 0;\n1: 1 63 0 0;\n2: 1 63 0 0;\n" : "0: 0 0 0 0;\n0: 1 63 0 0;\n")
+  // The AC scans (with the Huffman tables before them) run from the marker after the DC scan to EOI.
     const markers = Array.from(jpegMarkers(jpeg))
     const dcScan = markers.findIndex((marker) => marker.code === startOfScan)
     const from = markers[dcScan + 1]?.offset ?? 0
     const to = markers.find((marker) => marker.code === endOfImage)?.offset ?? jpeg.length
-    const acScans = colour ? 3 : 1
-    const rounds = Math.ceil((scans - 1) / acScans)
-    return concatBytes([
-      jpeg.subarray(0, from),
-      ...Array.from({ length: rounds }, () => jpeg.subarray(from, to)),
-      endMarker ? new Uint8Array([0xff, endOfImage]) : new Uint8Array(0)
-    ])
+  const acScans = colour ? 3 : 1
+  const rounds = Math.ceil((scans - 1) / acScans)
+  return concatBytes([
+    jpeg.subarray(0, from),
+    ...Array.from({ length: rounds }, () => jpeg.subarray(from, to)),
+    endMarker ? new Uint8Array([0xff, endOfImage]) : new Uint8Array(0)
+  ])
+}
+
+/**
+ * A flat `side` x `side` picture encoded by `cjpeg -scans` with the scan `script` (libjpeg's
+ * wizard.txt): grey, or colour at 4:2:0, or at 4:4:4. Needs `cjpeg` (see `cjpegMissing`).
+ */
+const flatJpeg = (side: number, colour: boolean | "4:4:4", script: string): Uint8Array => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "flat-jpeg-"))
+  try {
+    const source = path.join(dir, colour === false ? "flat.pgm" : "flat.ppm")
+    writeFlatNetpbm(source, side, colour !== false)
+    const scans = path.join(dir, "scans.txt")
+    fs.writeFileSync(scans, script)
+    const output = path.join(dir, "flat.jpg")
+    const run = spawnSync("cjpeg", [...(colour === "4:4:4" ? ["-sample", "1x1"] : []), "-scans", scans, "-outfile", output, source])
+    if (run.status !== 0) throw new Error(`cjpeg failed: ${run.stderr.toString()}`)
+    return new Uint8Array(fs.readFileSync(output))
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }
+}
+
+/**
+ * JPEGs of one scan that libjpeg still decodes into a buffer of all their coefficients (flat,
+ * colour at 4:4:4, `side` x `side`): a progressive frame (SOF2) with its DC scan only, or a
+ * sequential frame (SOF0) of three components whose only scan holds the first, then EOI. One scan
+ * costs one pass, but the buffer is 2 bytes a sample: 600 MB at 10,000 x 10,000. Needs `cjpeg`.
+ */
+export const oneScanBufferedJpegs = (side: number): ReadonlyArray<{ readonly name: string; readonly bytes: Uint8Array }> => {
+  const sequential = flatJpeg(side, "4:4:4", "0: 0 63 0 0;\n1: 0 63 0 0;\n2: 0 63 0 0;\n")
+  // cjpeg wants every component in some scan: the others are cut off after the first.
+  const secondScan = Array.from(jpegMarkers(sequential)).filter((marker) => marker.code === startOfScan)[1]?.offset ?? sequential.length
+  return [
+    { name: "progressive, DC scan only", bytes: flatJpeg(side, "4:4:4", "0 1 2: 0 0 0 0;\n") },
+    { name: "sequential, one scan of the first of three components", bytes: concatBytes([sequential.subarray(0, secondScan), new Uint8Array([0xff, endOfImage])]) }
+  ]
 }

@@ -1,0 +1,49 @@
+/**
+ * What a PNG's header (IHDR, and tRNS before the image data) tells of its decoded size, read
+ * without decoding (PNG specification, 11.2.2 and 11.3.2.1).
+ */
+
+/** The PNG signature: 8 bytes before the first chunk. */
+const signatureLength = 8
+
+export interface PngHeader {
+  readonly width: number
+  readonly height: number
+  /** Adam7: the seven passes each cover the whole image, so it is decoded whole before any row comes out. */
+  readonly interlaced: boolean
+  /** Channels once decoded: palette entries become RGB, and a tRNS chunk adds alpha. */
+  readonly channels: number
+  /** 2 at a depth of 16 bits, else 1 (depths under 8 are widened to one byte). */
+  readonly bytesPerSample: number
+}
+
+/** Channels of each colour type: grey 0, RGB 2, palette 3 (decoded as RGB), grey+alpha 4, RGBA 6. */
+const channelsOf: Partial<Record<number, number>> = { 0: 1, 2: 3, 3: 3, 4: 2, 6: 4 }
+
+const chunkType = (bytes: Uint8Array, at: number) => String.fromCharCode(...bytes.subarray(at + 4, at + 8))
+
+/** The header of a PNG whose first chunk is a whole IHDR; undefined otherwise (the decoder refuses it). */
+export const pngHeader = (bytes: Uint8Array): PngHeader | undefined => {
+  if (bytes.length < signatureLength + 8 + 13 || chunkType(bytes, signatureLength) !== "IHDR") return undefined
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const ihdr = signatureLength + 8
+  const colourType = bytes[ihdr + 9] ?? 0
+  const colours = channelsOf[colourType]
+  if (colours === undefined) return undefined
+  // tRNS, which gives grey, RGB and palette images an alpha channel, must come before IDAT (5.6).
+  let transparency = false
+  for (let at = signatureLength; at + 8 <= bytes.length;) {
+    const type = chunkType(bytes, at)
+    if (type === "IDAT" || type === "IEND") break
+    if (type === "tRNS") transparency = true
+    at += 12 + view.getUint32(at)
+  }
+  return {
+    width: view.getUint32(ihdr),
+    height: view.getUint32(ihdr + 4),
+    interlaced: bytes[ihdr + 12] === 1,
+    // Colour types 4 and 6 have alpha already.
+    channels: colours + (transparency && (colourType & 4) === 0 ? 1 : 0),
+    bytesPerSample: bytes[ihdr + 8] === 16 ? 2 : 1
+  }
+}
