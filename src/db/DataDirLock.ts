@@ -89,8 +89,12 @@ const self = (owner: LockInfo["owner"]) =>
 
 const decodeLock = Schema.decodeOption(Schema.parseJson(LockInfo))
 
-/** A file's text; none if it is missing (or cannot be read). */
-const readText = (file: string) => Effect.tryPromise(() => fs.readFile(file, "utf8")).pipe(Effect.option)
+/** A file's text; none if it is missing, and empty if it is there but cannot be read (as unreadable as half-written). */
+const readText = (file: string) =>
+  Effect.tryPromise({ try: () => fs.readFile(file, "utf8"), catch: (error) => error as NodeJS.ErrnoException }).pipe(
+    Effect.map(Option.some),
+    Effect.catchAll((error) => Effect.succeed(error.code === "ENOENT" ? Option.none() : Option.some("")))
+  )
 
 /** The current holder, if the lock file exists and can be read. */
 export const read = (dataDir: string) => Effect.map(readText(lockPath(dataDir)), Option.flatMap(decodeLock))

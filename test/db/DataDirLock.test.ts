@@ -75,6 +75,15 @@ describe("the data folder's lock", () => {
       expect(yield* Effect.promise(() => fs.readdir(dataDir))).toEqual(["lock.json"])
     }), 60_000)
 
+  it.scopedLive("left half-written by an older version's crash is taken over", () =>
+    Effect.gen(function* () {
+      const dataDir = yield* tempDataDir
+      yield* Effect.promise(() => fs.writeFile(lockFile(dataDir), '{"pid":12', { mode: 0o600 }))
+      yield* DataDirLock.acquire(dataDir, "cli")
+      expect(yield* DataDirLock.read(dataDir)).toMatchObject({ _tag: "Some", value: { pid: process.pid, owner: "cli" } })
+      expect(yield* Effect.promise(() => fs.readdir(dataDir))).toEqual(["lock.json"])
+    }), 60_000)
+
   it.scopedLive("taken over by another process meanwhile is left to it when this one lets go", () =>
     Effect.gen(function* () {
       const dataDir = yield* tempDataDir
