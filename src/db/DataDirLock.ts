@@ -175,7 +175,7 @@ const release = (dataDir: string, info: LockInfo) =>
   }).pipe(Effect.ensuring(Effect.sync(() => ours.delete(info.nonce ?? ""))))
 
 /**
- * Holds the folder for the scope. `waitForCli` retries while an operator command (which is short)
+ * Holds the folder for the scope. It retries while an operator command (which is short)
  * holds it; a running service is never waited for.
  */
 export const acquire = (dataDir: string, owner: LockInfo["owner"]) =>
