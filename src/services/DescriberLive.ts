@@ -47,7 +47,8 @@ const settings: Config.Config<DescriberSettings> = Config.all({
     Config.map(Option.filter((choice): choice is DescriberChoice => choice !== ""))
   ),
   modelConfigured: OpenAiDescriber.isConfigured,
-  production: Config.string("NODE_ENV").pipe(Config.withDefault(""), Config.map((env) => env.trim() === "production"))
+  // Any case: `NODE_ENV=Production` is as much a production deployment as `production`.
+  production: Config.string("NODE_ENV").pipe(Config.withDefault(""), Config.map((env) => env.trim().toLowerCase() === "production"))
 })
 
 /** Said once, as loudly as the logger can, so nobody mistakes its text for descriptions. */

@@ -22,7 +22,10 @@ import { randomToken, tokenHash } from "./secrets.ts"
  * other addresses never refuse anyone: they only slow each attempt on the account down, by a delay
  * that doubles with each failure past `slowAfter`, up to `maxDelay`. So nobody can lock the owner
  * out from their own address, and a guesser spread over many addresses gets no more than
- * `perAddress` guesses from each, each one slower.
+ * `perAddress` guesses from each, each one slower. Delayed attempts on one account take turns (in
+ * this process): their delays add up instead of running side by side. At most `delayedPerAccount`
+ * of them, waiting or in their turn, come from addresses with failures of their own on the account;
+ * more are refused at once. An attempt from an address without any is never refused: it waits its turn.
  */
 export const loginFailures = {
   window: Duration.minutes(15),
@@ -31,8 +34,12 @@ export const loginFailures = {
   slowAfter: 5,
   firstDelay: Duration.seconds(1),
   // Well under the idle timeout (http/connections.ts): a waiting log-in sends nothing meanwhile.
-  maxDelay: Duration.seconds(4)
+  maxDelay: Duration.seconds(4),
+  delayedPerAccount: 3
 } as const
+
+/** What a refused attempt is told to wait: about as long as the attempts ahead of it take. */
+const turnsRetryAfterSeconds = Math.ceil(Duration.toSeconds(loginFailures.maxDelay) * loginFailures.delayedPerAccount)
 
 /**
  * How long an attempt on an account waits before its password is checked, given the failures on
@@ -167,6 +174,28 @@ export class Users extends Effect.Service<Users>()("Users", {
         ? Option.none()
         : Option.some(Math.max(1, Math.ceil((seen.oldest.getTime() + Duration.toMillis(window) - at.getTime()) / 1000)))
 
+    /** Each account's delayed attempts, in their turn or waiting: the entry goes with the last one. */
+    const turns = new Map<string, { readonly turn: Effect.Semaphore; waiting: number }>()
+
+    /** Runs `check` in the account's turn; none, at once, if `refusable` and too many are there. */
+    const inTurn = <A, E, R>(email: string, refusable: boolean, check: Effect.Effect<A, E, R>) =>
+      Effect.acquireUseRelease(
+        Effect.sync(() => {
+          const entry = turns.get(email) ?? { turn: Effect.unsafeMakeSemaphore(1), waiting: 0 }
+          if (refusable && entry.waiting >= loginFailures.delayedPerAccount) return Option.none()
+          entry.waiting++
+          turns.set(email, entry)
+          return Option.some(entry)
+        }),
+        Option.match({ onNone: () => Effect.succeedNone, onSome: ({ turn }) => Effect.asSome(turn.withPermits(1)(check)) }),
+        (entry) =>
+          Effect.sync(() =>
+            Option.map(entry, (held) => {
+              if (--held.waiting === 0) turns.delete(email)
+            })
+          )
+      )
+
     /**
      * Refused before the password is looked at while a bound of this address is reached; otherwise
      * delayed as the account's failures grow. Each waiting attempt holds only its connection, and an
@@ -192,10 +221,21 @@ export class Users extends Effect.Service<Users>()("Users", {
           return yield* new LoginThrottled({ retryAfterSeconds: refused.value })
         }
         const byAccount = yield* recentFailures(sql`email = ${email}`, since)
-        yield* Effect.sleep(loginDelay(byAccount.count))
-        const found = yield* Effect.orDie(findCredentials(email))
-        const hash = Option.flatMap(found, (user) => Option.fromNullable(user.passwordHash))
-        const valid = yield* Effect.promise(() => Bun.password.verify(form.password, Option.getOrElse(hash, () => decoy)))
+        const delay = loginDelay(byAccount.count)
+        const check = Effect.gen(function* () {
+          yield* Effect.sleep(delay)
+          const found = yield* Effect.orDie(findCredentials(email))
+          const hash = Option.flatMap(found, (user) => Option.fromNullable(user.passwordHash))
+          const valid = yield* Effect.promise(() => Bun.password.verify(form.password, Option.getOrElse(hash, () => decoy)))
+          return { found, hash, valid }
+        })
+        // `byPair` counts this attempt: past one, this address has failures of its own on the account.
+        const checked = Duration.isZero(delay) ? Option.some(yield* check) : yield* inTurn(email, byPair.count > 1, check)
+        if (Option.isNone(checked)) {
+          yield* sql`DELETE FROM login_failures WHERE seq = ${attempt}::bigint`.pipe(Effect.orDie)
+          return yield* new LoginThrottled({ retryAfterSeconds: turnsRetryAfterSeconds })
+        }
+        const { found, hash, valid } = checked.value
         if (!valid || Option.isNone(hash) || Option.isNone(found)) return yield* new LoginFailed()
         // A success clears what this address counted against the account (this attempt included),
         // not what other addresses did: their guesses keep their bounds and delays.

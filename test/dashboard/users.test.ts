@@ -154,6 +154,52 @@ for (const backend of backends) {
           expect(owner.waitedMs).toBeGreaterThanOrEqual(Duration.toMillis(loginFailures.maxDelay))
         }))
 
+      it.effect("delayed attempts on one account from many addresses at once take turns: their delays add up", () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(now)
+          yield* signUp("turns@example.com")
+          for (let i = 0; i < 8; i++) yield* Effect.flip(settled(logIn("turns@example.com", "wrong", `198.51.101.${i}`)))
+          // Addresses with no failures of their own: never refused, each waits its turn (4 s apiece now).
+          const started = yield* Clock.currentTimeMillis
+          const fibers = yield* Effect.forEach(
+            Array.from({ length: 4 }, (_, i) => `203.0.114.${i}`),
+            (address) => Effect.fork(failedTag(logIn("turns@example.com", "wrong", address)))
+          )
+          // The clock stands still: one sleeps its delay, the others wait for their turn, not beside it.
+          const delays = Effect.map(TestClock.sleeps(), (sleeps) =>
+            Chunk.size(Chunk.filter(sleeps, (at) => at <= started + Duration.toMillis(loginFailures.maxDelay))))
+          for (let i = 0; i < 1000 && (yield* delays) === 0; i++) yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 500)))
+          expect(yield* delays).toBe(1)
+          const { value: tags, waitedMs } = yield* settled(Effect.forEach(fibers, Fiber.join))
+          expect(tags).toEqual(Array.from({ length: 4 }, () => "LoginFailed"))
+          expect(waitedMs).toBeGreaterThanOrEqual(4 * Duration.toMillis(loginFailures.maxDelay))
+          // The owner, from an address of their own, still gets in after the queue.
+          expect((yield* settled(logIn("turns@example.com", password, "203.0.114.99"))).value.email).toBe("turns@example.com")
+        }))
+
+      it.effect(`past ${loginFailures.delayedPerAccount} delayed attempts on one account, more from addresses with failures are refused at once`, () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(now)
+          yield* signUp("queue@example.com")
+          const guessers = Array.from({ length: 6 }, (_, i) => `198.51.102.${i}`)
+          for (const address of guessers) yield* Effect.flip(settled(logIn("queue@example.com", "wrong", address)))
+          const fibers = yield* Effect.forEach(guessers, (address) => Effect.fork(failedTag(logIn("queue@example.com", "wrong", address))))
+          // The clock stands still: the first sleeps its delay, the next wait their turn, the rest are answered.
+          let answered: Array<string> = []
+          for (let i = 0; i < 1000 && answered.length < guessers.length - loginFailures.delayedPerAccount; i++) {
+            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+            answered = []
+            for (const fiber of fibers) {
+              const exit = yield* Fiber.poll(fiber)
+              if (Option.isSome(exit) && Exit.isSuccess(exit.value)) answered.push(exit.value.value)
+            }
+          }
+          expect(answered).toEqual(Array.from({ length: guessers.length - loginFailures.delayedPerAccount }, () => "LoginThrottled"))
+          const { value: tags } = yield* settled(Effect.forEach(fibers, Fiber.join))
+          expect(tags.filter((tag) => tag === "LoginFailed").length).toBe(loginFailures.delayedPerAccount)
+        }))
+
       it("the delay doubles with each failure past the allowance, up to its cap", () => {
         const delays = [0, 5, 6, 7, 8, 9, 10, 1000].map((failures) => Duration.toMillis(loginDelay(failures)))
         expect(delays).toEqual([0, 0, 1000, 2000, 4000, 4000, 4000, 4000])

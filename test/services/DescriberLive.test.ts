@@ -53,4 +53,13 @@ describe("DescriberLive.layer", () => {
       expect(Exit.isFailure(refused) && Cause.pretty(refused.cause)).toContain(DescriberLive.noModelInProduction)
       expect(Exit.isFailure(yield* Effect.exit(kindWith({ DESCRIBER: "fake" })))).toBe(true)
     }))
+
+  it.effect("takes NODE_ENV=production in any case and with spaces around", () =>
+    Effect.gen(function* () {
+      for (const NODE_ENV of ["Production", "PRODUCTION", " production "]) {
+        const refused = yield* Effect.exit(kindWith({ NODE_ENV }))
+        expect(Exit.isFailure(refused) && Cause.pretty(refused.cause)).toContain(DescriberLive.noModelInProduction)
+        expect(yield* kindWith({ NODE_ENV, DESCRIBER: "offline" })).toBe("offline")
+      }
+    }))
 })
