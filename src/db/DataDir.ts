@@ -36,12 +36,19 @@ export const claim = (dataDir: string) =>
     if (owner !== user) return yield* new DataDirNotOwned({ path: path.resolve(dataDir), owner, user })
   })
 
-/** Takes the group's and others' bits off `entry` and all it holds (links are not followed); how many had some. */
+/** Whether a file system call failed because the entry went away meanwhile. */
+const vanished = (error: unknown) => error instanceof Error && "code" in error && error.code === "ENOENT"
+
+/**
+ * Takes the group's and others' bits off `entry` and all it holds (links are not followed); how
+ * many had some. An entry that goes away meanwhile (another process's short-lived lock file) is
+ * passed over: it needs no repair.
+ */
 const restrict = async (entry: string): Promise<number> => {
-  const stat = await fs.lstat(entry)
-  if (stat.isSymbolicLink()) return 0
+  const stat = await fs.lstat(entry).catch((error: unknown) => vanished(error) ? undefined : Promise.reject(error))
+  if (stat === undefined || stat.isSymbolicLink()) return 0
   const loose = (stat.mode & othersBits) !== 0
-  if (loose) await fs.chmod(entry, ownerOnly(stat.mode & 0o777))
+  if (loose) await fs.chmod(entry, ownerOnly(stat.mode & 0o777)).catch((error: unknown) => vanished(error) ? undefined : Promise.reject(error))
   if (!stat.isDirectory()) return loose ? 1 : 0
   let repaired = loose ? 1 : 0
   for (const child of await fs.readdir(entry)) repaired += await restrict(path.join(entry, child))

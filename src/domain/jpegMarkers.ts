@@ -34,20 +34,29 @@ const endOfEntropyData = (bytes: Uint8Array, from: number): number => {
 
 /**
  * The markers after SOI, in order, until EOI or until the bytes end (a truncated file yields what
- * it has). Stops at anything that is not a marker where one must be, so it never reads a segment's
- * content as markers.
+ * it has). Segments are skipped by their length, so a segment's content is never read as markers.
+ * Where a marker must be, other bytes (and 0xFF00) are passed over to the next 0xFF, as libjpeg's
+ * `next_marker` does with a warning: stopping there instead let two stray bytes before the first
+ * scan hide every scan after them from the limits, while libjpeg decoded them all.
  */
 export function* jpegMarkers(bytes: Uint8Array): Generator<JpegMarker> {
   if (bytes[0] !== 0xff || bytes[1] !== 0xd8) return
   let at = 2
   while (at + 1 < bytes.length) {
-    if (bytes[at] !== 0xff) return
+    if (bytes[at] !== 0xff) {
+      at = bytes.indexOf(0xff, at)
+      if (at === -1) return
+      continue
+    }
     const code = bytes[at + 1] ?? 0
     if (code === 0xff) {
       at++ // fill bytes (B.1.1.2)
       continue
     }
-    if (code === 0x00) return
+    if (code === 0x00) {
+      at += 2 // a stuffed zero where a marker must be: discarded, as libjpeg does
+      continue
+    }
     yield { code, offset: at }
     if (code === endOfImage) return
     if (standsAlone(code)) {

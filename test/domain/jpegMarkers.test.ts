@@ -82,8 +82,13 @@ describe("jpegScanCount", () => {
     // A marker seen counts, even when its segment is cut short.
     expect(jpegScanCount(whole.subarray(0, 5))).toBe(1)
     expect(jpegScanCount(whole.subarray(0, 3))).toBe(0)
-    expect(jpegScanCount(concatBytes([soi, "not markers", scan(new Uint8Array(0))]))).toBe(0)
+    expect(jpegScanCount(new Uint8Array([0x89, 0x50, 0x4e, 0x47]))).toBe(0)
     expect(jpegScanCount(new Uint8Array(0))).toBe(0)
+  })
+
+  it("passes over bytes that are not a marker where one must be, as libjpeg does: no scan hides behind them", () => {
+    const strayed = concatBytes([soi, "not markers", scan(new Uint8Array([1])), new Uint8Array([0, 0, 0xff, 0]), scan(new Uint8Array(0)), eoi])
+    expect(jpegScanCount(strayed)).toBe(2)
   })
 
   it("a stuffed 0xFF 0xDA inside a scan's data is data, not a second scan", () => {

@@ -411,6 +411,15 @@ layer(Images.layer)("Images.layer", (it) => {
           new ImageTooManyScans({ maxScans: 32 })
         )
       }))
+
+    it.effect.skipIf(cjpegMissing)("stray bytes before the first scan, which libjpeg passes over, hide no scan from the count", () =>
+      Effect.gen(function* () {
+        const bomb = scanBombJpeg({ side: 2000, colour: false, scans: 100, endMarker: true })
+        const first = bomb.findIndex((byte, at) => byte === 0xff && bomb[at + 1] === 0xda)
+        const strayed = new Uint8Array([...bomb.subarray(0, first), 0x00, 0x00, ...bomb.subarray(first)])
+        expect(jpegScanCount(strayed)).toBe(100)
+        expect(yield* outcome(strayed)).toMatchObject(tooManyScans)
+      }))
   })
 
   // sharp decodes on the runtime's worker pool: with two threads (Bun's default on 2 cores) the
