@@ -84,29 +84,3 @@ it.live("one account's uploads hold at most its share: another account's is answ
       expect(yield* other.balance).toBe(0)
     }).pipe(Effect.provide(serverWith(services)))
   }), 60_000)
-
-it.live("chunked uploads of one account take their turns in its share: none waits on another's half-held body", () =>
-  Effect.gen(function* () {
-    const config = pgliteWith({ uploadMemory: budget, uploadTimeout: Duration.millis(uploadTimeoutMs) })
-    const services = Layer.mergeAll(ServicesLive, Images.layer, UploadBudget.layer, Describer.echo).pipe(Layer.provideMerge(config.layer))
-    yield* Effect.gen(function* () {
-      const port = yield* serverPort
-      const account = yield* customer(3)
-      // Three bodies of 9 MB, no Content-Length, in 1 MB chunks: taken chunk by chunk, the three
-      // held most of the share between them and each waited for the rest until the deadline.
-      const pieces = form(new Uint8Array(9 * MB).fill(0x61))
-      const chunks = Array.from({ length: Math.ceil(pieces.length / MB) }, (_, i) => pieces.subarray(i * MB, (i + 1) * MB))
-      const head = requestHead("POST", "/api/describe", {
-        authorization: `Bearer ${account.token}`,
-        "content-type": multipartContentType("b"),
-        "transfer-encoding": "chunked"
-      })
-      const answers = yield* Effect.all(
-        Array.from({ length: 3 }, () => sendRaw({ port, head, body: chunks, chunked: true, pauseMs: 20, timeoutMs: 3 * uploadTimeoutMs })),
-        { concurrency: "unbounded" }
-      )
-      expect(answers.map((answer) => `${answer.status} ${answer.body}`)).toStrictEqual(
-        Array.from({ length: 3 }, () => `400 {"error":"Bad Request, Invalid image file"}`)
-      )
-    }).pipe(Effect.provide(serverWith(services)))
-  }), 60_000)

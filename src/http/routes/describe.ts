@@ -78,24 +78,27 @@ const wholeBody = (request: HttpServerRequest.HttpServerRequest, source: Request
   }).pipe(Effect.tap((bytes) => Effect.addFinalizer(() => releaseNow(bytes))))
 
 /**
- * Checks 3 and 4, with the body's bytes held from the upload budget. A body waits for its bytes
- * (its length, or for a chunked one the 11 MB it may be) before its deadline starts, for at most as
- * long again (README, `UPLOAD_MEMORY_MB`): every upload holding the budget when it began has been
- * read or cut off by then, so room that has not come is taken by newer ones, and the client had
- * better retry (a 500, §7.3). A chunked body is then streamed, counted by check 3, within the deadline.
+ * Checks 3 and 4, with the body's bytes held from the upload budget. A body with a length waits for
+ * its bytes before its deadline starts, for at most as long again (README, `UPLOAD_MEMORY_MB`):
+ * every upload holding the budget when it began has been read or cut off by then, so room that has
+ * not come is taken by newer ones, and the client had better retry (a 500, §7.3). A chunked one,
+ * which has no bound but check 3's count, is streamed and takes its bytes as they arrive, within
+ * the deadline.
  */
 const readForm = (request: HttpServerRequest.HttpServerRequest, contentLength: number | undefined, held: UploadHold) =>
   Effect.gen(function* () {
     const { uploadTimeout } = yield* AppConfig
     const source = request.source
     const whole = contentLength !== undefined && source instanceof Request ? { source, contentLength } : undefined
-    // A chunked body takes the most it may be (check 3) before its first byte: taken chunk by
-    // chunk, several bodies of one account each held part of its share and waited for the rest.
-    yield* held.take(whole?.contentLength ?? limits.bodyBytes).pipe(
-      Effect.timeoutFail({ duration: uploadTimeout, onTimeout: () => new UploadBudgetTimedOut() })
-    )
+    if (whole !== undefined) {
+      yield* held.take(whole.contentLength).pipe(
+        Effect.timeoutFail({ duration: uploadTimeout, onTimeout: () => new UploadBudgetTimedOut() })
+      )
+    }
     return yield* Effect.gen(function* () {
-      const body = whole !== undefined ? Stream.make(yield* wholeBody(request, whole.source)) : request.stream
+      const body = whole !== undefined
+        ? Stream.make(yield* wholeBody(request, whole.source))
+        : Stream.tap(request.stream, (chunk) => held.take(chunk.length))
       return yield* readDescribeForm({ contentType: request.headers["content-type"], contentLength, body })
     }).pipe(
       // The body stopped being readable (the client went away mid-upload).
