@@ -23,6 +23,7 @@ import {
   waitUntil
 } from "../support/docker.ts"
 
+/** For bringing the stack up (the layer), and for the test that waits for the survivor's sweep (every minute). */
 const timeout = 240_000
 
 class StackUnderTest extends Context.Tag("StackUnderTest")<StackUnderTest, { readonly stack: Stack; readonly model: FakeOpenAi }>() {}
@@ -116,7 +117,7 @@ if (containerTests) {
         const described = yield* describeAt(stack.proxy.url, key, { image: yield* image })
         expect(described).toMatchObject({ status: 200, body: { title: "title from the fake model" } })
         expect(yield* creditsOf(b.url, key)).toEqual({ status: 200, credits: 0 })
-      }))
+      }), timeout)
   })
 } else {
   describe.skip(containerSkipReason, () => it("compose.yaml's stack, run by a Docker engine", () => {}))
