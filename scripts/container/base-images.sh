@@ -4,14 +4,18 @@
 # reach only the npm registry and Debian's mirrors) it builds LOCAL STAND-INS under exactly those
 # names, from a Debian root made by debootstrap: FOR TESTS ONLY, never to publish. Each stand-in
 # carries the label imd.standin=test-only.
-#   scripts/container/base-images.sh [node|bun]...   (default: both)
-# (compose.yaml's postgres and nginx have no stand-ins yet: the stack is not run by the tests.)
+#   scripts/container/base-images.sh [node|bun|postgres|nginx]...   (default: all four)
+# node and bun are the Dockerfile's; postgres and nginx are compose.yaml's, for the stack's test
+# (test/container/stack.test.ts), made from Debian bookworm's own packages (PostgreSQL 15 under
+# the name postgres:16: the service needs nothing newer).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 declare -A official=(
   [node]=node:20-bookworm-slim
   [bun]=oven/bun:1-slim
+  [postgres]=postgres:16
+  [nginx]=nginx:1.27
 )
 base=imd-standin/bookworm-minbase
 cache=${IMD_CONTAINER_CACHE:-/var/cache/imd-container}
@@ -79,7 +83,65 @@ DOCKERFILE
   rm -rf "$context"
 }
 
-[ $# -gt 0 ] || set -- node bun
+standin_postgres() {
+  # What compose.yaml and the test use of the official image: POSTGRES_USER, POSTGRES_PASSWORD and
+  # POSTGRES_DB make the role and database on a new data folder (the volume
+  # /var/lib/postgresql/data), pg_isready answers, PGPORT picks the port (the server and its tools
+  # read it), and arguments starting with `-` go to the server (e.g. `-c listen_addresses=...`).
+  # The database is made before the server starts listening, so pg_isready never answers early.
+  local context
+  context=$(mktemp -d)
+  cat >"$context/entrypoint.sh" <<'ENTRYPOINT'
+#!/bin/sh
+set -eu
+[ "${1#-}" != "$1" ] && set -- postgres "$@"
+if [ "$1" = postgres ] && [ ! -s "$PGDATA/PG_VERSION" ]; then
+  user=${POSTGRES_USER:-postgres}
+  printf '%s\n' "${POSTGRES_PASSWORD:?POSTGRES_PASSWORD is required}" >/tmp/pwfile
+  initdb --username="$user" --pwfile=/tmp/pwfile --auth-local=trust --auth-host=scram-sha-256 >/dev/null
+  rm /tmp/pwfile
+  echo "host all all all scram-sha-256" >>"$PGDATA/pg_hba.conf"
+  echo "listen_addresses = '*'" >>"$PGDATA/postgresql.conf"
+  db=${POSTGRES_DB:-$user}
+  [ "$db" = postgres ] || echo "CREATE DATABASE \"$db\" OWNER \"$user\"" | postgres --single -D "$PGDATA" postgres >/dev/null
+fi
+exec "$@"
+ENTRYPOINT
+  chmod 0755 "$context/entrypoint.sh"
+  build_standin postgres "$context" <<DOCKERFILE
+FROM $base
+RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql-15 \
+ && rm -rf /var/lib/apt/lists/* /var/lib/postgresql/15 /etc/postgresql/15 \
+ && mkdir -p /var/lib/postgresql/data /var/run/postgresql \
+ && chown postgres:postgres /var/lib/postgresql/data /var/run/postgresql && chmod 0700 /var/lib/postgresql/data
+COPY entrypoint.sh /usr/local/bin/docker-entrypoint.sh
+ENV PATH=/usr/lib/postgresql/15/bin:\$PATH PGDATA=/var/lib/postgresql/data
+USER postgres
+VOLUME ["/var/lib/postgresql/data"]
+ENTRYPOINT ["docker-entrypoint.sh"]
+CMD ["postgres"]
+DOCKERFILE
+  rm -rf "$context"
+}
+
+standin_nginx() {
+  # Debian's nginx with the official image's layout: /etc/nginx/conf.d/*.conf included in http,
+  # no other site (Debian's default one would listen on port 80, on a host-network container the
+  # host's), logs to the container's output, in the foreground.
+  local context
+  context=$(mktemp -d)
+  build_standin nginx "$context" <<DOCKERFILE
+FROM $base
+RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nginx \
+ && rm -rf /var/lib/apt/lists/* /etc/nginx/sites-enabled/* /etc/nginx/conf.d/* \
+ && ln -sf /dev/stdout /var/log/nginx/access.log && ln -sf /dev/stderr /var/log/nginx/error.log
+STOPSIGNAL SIGQUIT
+CMD ["nginx", "-g", "daemon off;"]
+DOCKERFILE
+  rm -rf "$context"
+}
+
+[ $# -gt 0 ] || set -- node bun postgres nginx
 for name in "$@"; do
   image=${official[$name]:?unknown base image $name}
   if present "$image"; then continue; fi

@@ -39,7 +39,7 @@ engine_down() {
 
 # Builds the image (base images first, stand-ins where the official ones cannot be had).
 image_build() {
-  scripts/container/base-images.sh node bun || return 1
+  scripts/container/base-images.sh || return 1
   local secret=()
   # A registry reached through a TLS proxy: npm in the build needs the host's certificate authorities.
   [ -s /etc/ssl/certs/ca-certificates.crt ] && secret=(--secret id=npm_ca,src=/etc/ssl/certs/ca-certificates.crt)

@@ -7,18 +7,17 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Schedule } from "effect"
 import { spawn } from "node:child_process"
-import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pglite } from "../support/database.ts"
 import { serverPort } from "../support/describe.ts"
 import { metricsSpellings } from "../support/metricsPaths.ts"
+import { deployConf as conf, loopbackConf } from "../support/nginxConf.ts"
 import { requestHead, sendRaw } from "../support/rawHttp.ts"
 import { serverWith } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
-
-const conf = readFileSync(new URL("../../deploy/nginx.conf", import.meta.url), "utf8")
 
 /**
  * The regex locations answering 404, as JavaScript regexes (the ones used are PCRE and JS alike).
@@ -83,11 +82,7 @@ const nginxInFrontOf = (appPort: number) =>
     const port = yield* freePort
     const dir = mkdtempSync(join(tmpdir(), "nginx-test-"))
     for (const temp of ["body", "proxy"]) mkdirSync(join(dir, temp))
-    const site = conf
-      .replace(/^resolver .*$/m, "")
-      .replace("server app:3000;", `server 127.0.0.1:${appPort};`)
-      .replace("listen 80;", `listen 127.0.0.1:${port};`)
-    writeFileSync(join(dir, "site.conf"), site)
+    writeFileSync(join(dir, "site.conf"), loopbackConf(port, [appPort]))
     writeFileSync(join(dir, "nginx.conf"), [
       "daemon off;", "master_process off;", `pid ${dir}/nginx.pid;`, `error_log ${dir}/error.log;`, "events {}",
       "http {", "access_log off;", `client_body_temp_path ${dir}/body;`, `proxy_temp_path ${dir}/proxy;`,

@@ -44,32 +44,53 @@ export const volume = Effect.acquireRelease(
   (name) => docker("volume", "rm", "-f", name)
 )
 
-export interface Container {
+/** A container started by the test. */
+export interface Running {
   readonly name: string
-  readonly url: string
   /** `docker inspect -f <format>` of the container. */
   readonly inspect: (format: string) => Effect.Effect<string>
 }
 
+/** The service's container, answering HTTP on `url`. */
+export interface Container extends Running {
+  readonly port: number
+  readonly url: string
+}
+
 /**
- * `docker run -d` of the image on a free loopback port, with `env` and `args` (before the image
- * name); health checked every second so that `healthy` follows readiness closely. Removed with the scope.
+ * `docker run -d --network host` of `imageName` with `env`, `args` (before the image name) and
+ * `command` (after it). Removed with the scope, with its anonymous volumes.
+ */
+export const runImage = (
+  what: string,
+  imageName: string,
+  env: Readonly<Record<string, string>>,
+  args: ReadonlyArray<string> = [],
+  command: ReadonlyArray<string> = []
+) =>
+  Effect.gen(function* () {
+    const name = uniqueName(what)
+    const envArgs = Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`])
+    yield* Effect.acquireRelease(
+      dockerOk("run", "-d", "--name", name, "--network", "host", ...envArgs, ...args, imageName, ...command),
+      () => docker("rm", "-f", "-v", name)
+    )
+    return { name, inspect: (format: string) => dockerOk("inspect", "-f", format, name) } satisfies Running
+  })
+
+/**
+ * The service's image on a free loopback port, with `env` and `args` (before the image name);
+ * health checked every second so that `healthy` follows readiness closely. Removed with the scope.
  */
 export const runContainer = (env: Readonly<Record<string, string>>, args: ReadonlyArray<string> = []) =>
   Effect.gen(function* () {
     const port = yield* freePort
-    const name = uniqueName("app")
-    const envArgs = Object.entries({ HOST: "127.0.0.1", PORT: String(port), ...env }).flatMap(([k, v]) => ["-e", `${k}=${v}`])
-    yield* Effect.acquireRelease(
-      dockerOk("run", "-d", "--name", name, "--network", "host", "--health-interval", "1s", ...envArgs, ...args, image),
-      () => docker("rm", "-f", "-v", name)
-    )
-    const inspect = (format: string) => dockerOk("inspect", "-f", format, name)
-    return { name, url: `http://127.0.0.1:${port}`, inspect } satisfies Container
+    const running = yield* runImage("app", image, { HOST: "127.0.0.1", PORT: String(port), ...env }, ["--health-interval", "1s", ...args])
+    return { ...running, port, url: `http://127.0.0.1:${port}` } satisfies Container
   })
 
 /** Repeats `check` every 200 ms until it is true; dies with `what` and the container's logs after `upTo`. */
-export const waitUntil = (container: Container, what: string, check: Effect.Effect<boolean>, upTo: Duration.DurationInput = "90 seconds") =>
+export const waitUntil = (container: Running, what: string, check: Effect.Effect<boolean>, upTo: Duration.DurationInput = "90 seconds") =>
   check.pipe(
     Effect.repeat({ schedule: Schedule.spaced("200 millis"), until: (met) => met }),
     Effect.timeout(upTo),
@@ -79,7 +100,7 @@ export const waitUntil = (container: Container, what: string, check: Effect.Effe
   )
 
 /** Until Docker's health check reports `healthy`. */
-export const healthy = (container: Container) =>
+export const healthy = (container: Running) =>
   waitUntil(container, "healthy", Effect.map(container.inspect("{{.State.Health.Status}}"), (status) => status === "healthy"))
 
 /** `GET /readyz`: its status, 0 when nothing answers. */

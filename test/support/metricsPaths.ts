@@ -5,5 +5,5 @@
  */
 export const metricsSpellings = [
   "/metrics", "/metrics/", "/Metrics", "/METRICS/", "/metrics;x", "/metrics;jsessionid=1/", "//metrics", "/metrics//",
-  "/%6Detrics", "/./metrics", "/x/../metrics", "/metrics#x"
+  "/%6Detrics", "/./metrics", "/x/../metrics", "/api/../metrics", "/metrics#x"
 ]
