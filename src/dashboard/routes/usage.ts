@@ -27,7 +27,10 @@ const selection = Effect.gen(function* () {
     Effect.flatMap(ApiKeys, (keys) => keys.list(account.id)),
     Effect.flatMap(UsageReport, (report) => report.perKey(account.id, since))
   ])
-  const listed: ReadonlyArray<KeyChoice> = apiKeys.map((key) => ({ keyId: key.id, keyName: key.name, deleted: false }))
+  const listed: ReadonlyArray<KeyChoice> = [
+    ...apiKeys.map((key) => ({ keyId: key.id, keyName: key.name, deleted: false })),
+    { keyId: null, keyName: null, deleted: false }
+  ]
   const keys = [...listed, ...perKey.filter((used) => !listed.some((key) => key.keyId === used.keyId))]
   const scope = keyScopeOf(yield* queryParam("key"), keys.map((key) => key.keyId))
   return { account, now, range, since, perKey, keys, scope }
