@@ -2,7 +2,6 @@
  * The Usage page over HTTP (README, Dashboard): periods and the key filter from the address (a bad
  * value is the default, never an error), error kinds in words, request ids, and the CSV export.
  */
-import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel } from "effect"
 import { ApiKeys } from "../../src/services/ApiKeys.ts"
@@ -11,26 +10,9 @@ import { accountOf, baseUrl, grant, onPage, signedUp } from "../support/dashboar
 import { formData, jpeg } from "../support/describe.ts"
 import { serverWith } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
+import { dayMs, usageRow } from "../support/usage.ts"
 
 const quiet = Logger.minimumLogLevel(LogLevel.Warning)
-const dayMs = 86_400_000
-
-/** A usage row as the describe route leaves it, `daysAgo` days before now. */
-const usageRow = (row: {
-  readonly accountId: string
-  readonly keyId: string | null
-  readonly daysAgo: number
-  readonly status: number
-  readonly errorKind: string | null
-  readonly requestId: string | null
-}) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => {
-    const at = new Date(Date.now() - row.daysAgo * dayMs)
-    return sql`INSERT INTO usage (id, account_id, key_id, instance_id, created_at, state, status, error_kind, settled_at, request_id)
-      VALUES (${crypto.randomUUID()}, ${row.accountId}, ${row.keyId}, 'test', ${at}, ${row.status === 200 ? "charged" : "released"},
-        ${row.status}, ${row.errorKind}, ${at}, ${row.requestId})`
-  }).pipe(Effect.orDie)
-
 /** The summary above the chart: what a screen reader reads for it. */
 const summary = (page: string) => /<p id="per-day-summary">([^<]*)<\/p>/.exec(page)?.[1]
 
