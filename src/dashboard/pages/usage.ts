@@ -93,6 +93,7 @@ export const usagePage = (view: UsageView) => {
         : table({
           id: "per-key",
           caption: `Requests per key over the last ${view.range} days`,
+          cards: true,
           head: ["Key", "Requests", "Succeeded", "Failed"],
           rows: view.perKey.map((k) => [keyLabel(k, k.deleted), bar(k.requests, keyMax), count(k.succeeded), count(k.requests - k.succeeded)])
         })}
