@@ -10,16 +10,20 @@ import { count, day, dayText } from "../format.ts"
 import { html } from "../html.ts"
 import { table } from "./components.ts"
 
+/** A count's height out of 100 units; a non-zero count is never too thin to see. */
+const height = (value: number, max: number) => (value <= 0 || max <= 0 ? 0 : Math.max(2, (value / max) * 100))
+
 /** Each day is 10 units wide (a bar of 8 and a gap); bars reach up to 100 units. */
 const bars = (days: ReadonlyArray<DayCount>, max: number) =>
   days.map((d, i) => {
     const failed = d.requests - d.succeeded
-    const ok = max === 0 ? 0 : (d.succeeded / max) * 100
-    const bad = max === 0 ? 0 : (failed / max) * 100
+    const total = height(d.requests, max)
+    const bad = Math.min(height(failed, max), total)
+    const ok = total - bad
     return d.requests === 0 ? "" : html`<g><title>${dayText(d.day)}: ${count(d.succeeded)} succeeded, ${count(failed)} failed</title><rect class="ok" x="${i * 10 + 1}" y="${(100 - ok).toFixed(2)}" width="8" height="${ok.toFixed(2)}"></rect><rect class="failed" x="${i * 10 + 1}" y="${(100 - ok - bad).toFixed(2)}" width="8" height="${bad.toFixed(2)}"></rect></g>`
   })
 
-export const summaryOf = (days: ReadonlyArray<DayCount>) => {
+const summaryOf = (days: ReadonlyArray<DayCount>) => {
   const requests = days.reduce((sum, d) => sum + d.requests, 0)
   const succeeded = days.reduce((sum, d) => sum + d.succeeded, 0)
   const busiest = days.reduce<DayCount | undefined>((best, d) => (d.requests > (best?.requests ?? 0) ? d : best), undefined)
