@@ -1,6 +1,6 @@
 /**
- * The dashboard's only static files, served from memory: a style sheet, and the copy button's
- * script. Pages work without the script (the key is in a text box to select); with it, one button
+ * The dashboard's only static files, served from memory: a style sheet, the favicon, and the copy
+ * button's script. Pages work without the script (the key is in a text box to select); with it, one button
  * copies the key and says so in a live region. No inline style or script anywhere, so the
  * Content-Security-Policy can forbid both.
  */
@@ -61,7 +61,8 @@ legend { padding: 0; }
 .new-key h2, .result h2 { margin-top: 0.25rem; }
 .key-value { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9rem; word-break: break-all; }
 .copy { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 1rem; }
-.table-scroll { overflow-x: auto; margin: 0 0 1rem; }
+/* Positioned, so a visually hidden label in a cell stays inside the region instead of widening the page. */
+.table-scroll { overflow-x: auto; margin: 0 0 1rem; position: relative; }
 table { border-collapse: collapse; width: 100%; }
 caption { text-align: left; font-weight: 600; padding: 0.5rem 0; }
 th, td { text-align: left; padding: 0.5rem 0.75rem 0.5rem 0; border-bottom: 1px solid var(--border); vertical-align: top; }
@@ -83,8 +84,38 @@ tbody th { font-weight: 400; }
 .actions { display: flex; flex-wrap: wrap; align-items: center; gap: 1rem; }
 pre { background: var(--surface); padding: 1rem; overflow-x: auto; white-space: pre-wrap; word-break: break-word; }
 code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.95rem; }
+.usage-controls { display: flex; flex-wrap: wrap; align-items: center; gap: 0.75rem 2rem; margin: 1rem 0 0.5rem; }
+.segmented { display: flex; list-style: none; margin: 0; padding: 0; border: 2px solid var(--accent); border-radius: 6px; overflow: hidden; }
+.segmented a { display: block; padding: 0.5rem 0.875rem; text-decoration: none; white-space: nowrap; }
+.segmented li + li a { border-left: 2px solid var(--accent); }
+.segmented a[aria-current="page"] { background: var(--accent); color: #fff; font-weight: 700; }
+.filter { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem; }
+.filter label { display: inline; }
+select { font: inherit; max-width: 100%; min-height: 2.75rem; padding: 0.375rem 0.5rem; border: 2px solid #5f646c; border-radius: 4px; background: #fff; color: var(--text); }
+.export { margin: 0; }
+.chart { margin: 0.5rem 0 0; }
+.chart svg { display: block; width: 100%; height: 12rem; border-bottom: 2px solid var(--text); }
+.ok { fill: var(--accent); background: var(--accent); }
+.failed { fill: #c2410c; background: #c2410c; }
+.chart-axis { display: flex; justify-content: space-between; gap: 1rem; color: var(--muted); font-size: 0.9rem; }
+.legend { display: flex; flex-wrap: wrap; gap: 0.25rem 1.5rem; list-style: none; padding: 0; margin: 0.25rem 0 0.5rem; }
+.swatch { display: inline-block; width: 0.9rem; height: 0.9rem; margin-right: 0.4rem; vertical-align: -0.1rem; }
+details { margin: 0.5rem 0 1rem; }
+summary { cursor: pointer; color: var(--accent); font-weight: 600; padding: 0.5rem 0; }
+.request-id { font-size: 0.85rem; word-break: break-all; }
+/* Below 600 px a table marked "cards" shows each row as a card, each cell after its column's name. */
+@media (max-width: 600px) {
+  .cards table, .cards tbody, .cards tr, .cards th, .cards td { display: block; }
+  .cards thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  .cards tr { border: 1px solid var(--border); border-radius: 6px; padding: 0.5rem 0.75rem; margin: 0 0 0.75rem; }
+  .cards th, .cards td { display: flex; gap: 0.75rem; border: 0; padding: 0.25rem 0; overflow-wrap: anywhere; }
+  .cards [data-label]::before { content: attr(data-label); flex: none; min-width: 6.5rem; font-weight: 600; }
+}
 .site-footer { max-width: 60rem; margin: 0 auto; padding: 1rem; color: var(--muted); border-top: 1px solid var(--border); }
 `
+
+/** A picture in a frame, in the accent colour: tells the dashboard's tab apart. */
+export const favicon = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1d4ed8"/><circle cx="11" cy="11" r="3.5" fill="#fff"/><path d="M4 26l9-10 5 5 4-4 6 9z" fill="#fff"/></svg>`
 
 export const copyScript = `"use strict";
 document.querySelectorAll("button[data-copy]").forEach(function (button) {

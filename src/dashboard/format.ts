@@ -12,8 +12,10 @@ export const dateTime = (date: Date) => html`<time datetime="${date.toISOString(
 
 export const date = (date: Date) => html`<time datetime="${date.toISOString()}">${dateFormat.format(date)}</time>`
 
-/** A day of a chart, from its `YYYY-MM-DD` label. */
-export const day = (isoDay: string) => html`<time datetime="${isoDay}">${dayFormat.format(new Date(`${isoDay}T00:00:00Z`))}</time>`
+/** A day of a chart, from its `YYYY-MM-DD` label: `Tue, 3 Mar`. */
+export const dayText = (isoDay: string) => dayFormat.format(new Date(`${isoDay}T00:00:00Z`))
+
+export const day = (isoDay: string) => html`<time datetime="${isoDay}">${dayText(isoDay)}</time>`
 
 const number = new Intl.NumberFormat("en-GB")
 

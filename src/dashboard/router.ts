@@ -7,15 +7,17 @@ import { Effect } from "effect"
 import { copyScript, styleSheet } from "./assets.ts"
 import { htmlPage, securityHeaders } from "./http.ts"
 import { formExpiredPage, formUnreadablePage, notFoundPage, serverErrorPage } from "./pages/errors.ts"
-import { overview, usage } from "./routes/account.ts"
+import { overview } from "./routes/account.ts"
 import {
   acceptInvitation, invitationForm, logIn, loginForm, logOut, passwordResetForm, resetPassword, signUp, signupForm
 } from "./routes/auth.ts"
 import { confirmDelete, createKey, deleteKey, listKeys } from "./routes/keys.ts"
 import { changePassword, passwordForm } from "./routes/password.ts"
 import { tryDescribe, tryForm } from "./routes/try.ts"
+import { usage, usageExport } from "./routes/usage.ts"
 
-const asset = (body: string, contentType: string) =>
+/** A file served from memory, cached by browsers for an hour. */
+export const asset = (body: string, contentType: string) =>
   Effect.succeed(HttpServerResponse.text(body, { contentType, headers: { "cache-control": "public, max-age=3600" } }))
 
 /** Log-in, sign-up, invitations, password resets and changes, log-out. */
@@ -40,6 +42,7 @@ const routes = HttpRouter.empty.pipe(
   HttpRouter.get("/keys/:id/delete", confirmDelete),
   HttpRouter.post("/keys/:id/delete", deleteKey),
   HttpRouter.get("/usage", usage),
+  HttpRouter.get("/usage/export", usageExport),
   HttpRouter.get("/try", tryForm),
   HttpRouter.post("/try", tryDescribe),
   HttpRouter.concat(authRoutes),

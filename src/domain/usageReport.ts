@@ -25,8 +25,36 @@ export class RecentRequest extends Schema.Class<RecentRequest>("RecentRequest")(
   keyName: Schema.NullOr(Schema.String),
   state: Usage.fields.state,
   status: Schema.NullOr(Schema.Number),
-  errorKind: Schema.NullOr(Schema.String)
+  errorKind: Schema.NullOr(Schema.String),
+  /** The `X-Request-Id` of the request, recorded since migration 0005. */
+  requestId: Schema.NullOr(Schema.String)
 }) {}
+
+/** The Usage page's periods, in days; anything else in the address means the default. */
+export const usageRanges = [7, 30, 90] as const
+export type UsageRange = (typeof usageRanges)[number]
+export const defaultRange: UsageRange = 30
+
+export const rangeOf = (param: string | undefined): UsageRange =>
+  usageRanges.find((range) => String(range) === param) ?? defaultRange
+
+/**
+ * Whose requests the page shows: every key's, or one key's (`null` is the dashboard's Try it).
+ * In the address: absent (all), `dashboard`, or a key id.
+ */
+export type KeyScope = { readonly all: true } | { readonly all: false; readonly keyId: string | null }
+export const allKeys: KeyScope = { all: true }
+
+/** The scope a `key` parameter asks for, if it is one of `known` (the account's keys); otherwise all. */
+export const keyScopeOf = (param: string | undefined, known: ReadonlyArray<string | null>): KeyScope => {
+  const keyId = param === "dashboard" ? null : param
+  return keyId !== undefined && known.includes(keyId) ? { all: false, keyId } : allKeys
+}
+
+export const keyScopeParam = (scope: KeyScope) => (scope.all ? undefined : scope.keyId ?? "dashboard")
+
+/** The days with requests, oldest first: the table leaves the empty ones to the chart. */
+export const activeDays = (days: ReadonlyArray<DayCount>) => days.filter((day) => day.requests > 0)
 
 
 /** The first instant of the `days`-day period that ends with today (UTC). */

@@ -6,6 +6,7 @@
  */
 import { HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Clock, Context, Effect, Metric, Option, Ref } from "effect"
+import { requestIdAnnotation } from "../domain/requestId.ts"
 import { requests, requestSeconds } from "../metrics.ts"
 
 export interface RequestFacts {
@@ -55,7 +56,7 @@ export const requestLog = HttpMiddleware.make((app) =>
       Effect.provideService(RequestNotes, notes),
       Effect.onInterrupt(() => line(499)),
       Effect.tap((response) => line(response.status)),
-      Effect.annotateLogs("requestId", requestId)
+      Effect.annotateLogs(requestIdAnnotation, requestId)
     )
   })
 )

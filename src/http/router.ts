@@ -5,7 +5,8 @@
  */
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Chunk, Effect } from "effect"
-import { dashboard } from "../dashboard/router.ts"
+import { favicon } from "../dashboard/assets.ts"
+import { asset, dashboard } from "../dashboard/router.ts"
 import { apiReferencePage } from "./apiReference.ts"
 import { errorResponse } from "./errors.ts"
 import { openApiDocument } from "./openapi.ts"
@@ -27,6 +28,9 @@ const routes = HttpRouter.empty.pipe(
   HttpRouter.get("/metrics", metrics),
   HttpRouter.get("/api/openapi.json", Effect.succeed(HttpServerResponse.unsafeJson(openApiDocument))),
   HttpRouter.get("/api/docs", Effect.sync(() => HttpServerResponse.html(apiReferencePage()))),
+  // Browsers ask for `/favicon.ico` on any page without an icon link (e.g. the API reference).
+  HttpRouter.get("/favicon.svg", asset(favicon, "image/svg+xml")),
+  HttpRouter.get("/favicon.ico", asset(favicon, "image/svg+xml")),
   HttpRouter.mount("/dashboard", dashboard)
 )
 

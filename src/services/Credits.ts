@@ -9,6 +9,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Cause, Clock, Deferred, Duration, Effect, Exit, HashMap, Metric, Option, Ref, Schedule, Schema } from "effect"
 import { AccountNotFound, InvalidCommand, NoCreditLeft } from "../domain/errors.ts"
 import { LedgerEntry, Usage } from "../domain/models.ts"
+import { currentRequestId } from "../domain/requestId.ts"
 import { creditsCharged, reservationsOpen } from "../metrics.ts"
 import { Instance } from "./Instance.ts"
 
@@ -88,6 +89,7 @@ export class Credits extends Effect.Service<Credits>()("Credits", {
     const reserveStatement = (usageId: string, accountId: string, keyId: string | null, mayWait: boolean) =>
       Effect.gen(function* () {
         const createdAt = yield* now
+        const requestId = yield* currentRequestId
         const [usage] = yield* sql<{ state: "reserved" | "refused" }>`WITH held AS (
             UPDATE accounts SET reserved = reserved + 1
             WHERE id = ${accountId} AND credits > reserved RETURNING id
@@ -95,12 +97,13 @@ export class Credits extends Effect.Service<Credits>()("Credits", {
             SELECT EXISTS (SELECT 1 FROM held) AS reserved,
               ${mayWait}::boolean AND EXISTS (SELECT 1 FROM accounts WHERE id = ${accountId} AND credits > 0) AS busy
           )
-          INSERT INTO usage (id, account_id, key_id, instance_id, created_at, state, status, error_kind, settled_at)
+          INSERT INTO usage (id, account_id, key_id, instance_id, created_at, state, status, error_kind, settled_at, request_id)
           SELECT ${usageId}::uuid, ${accountId}::uuid, ${keyId}::uuid, ${instance.id}, ${createdAt}::timestamptz,
             CASE WHEN reserved THEN 'reserved' ELSE 'refused' END,
             CASE WHEN reserved THEN NULL ELSE 401 END,
             CASE WHEN reserved THEN NULL ELSE 'NoCreditLeft' END,
-            CASE WHEN reserved THEN NULL ELSE ${createdAt}::timestamptz END
+            CASE WHEN reserved THEN NULL ELSE ${createdAt}::timestamptz END,
+            ${requestId}::text
           FROM outcome WHERE reserved OR NOT busy
           RETURNING state`
         return usage?.state ?? "busy"

@@ -1,22 +1,30 @@
-/** Read-only queries behind the dashboard's Usage page (issue 5 §3); they change nothing. */
+/** Read-only queries behind the dashboard's Usage page and its CSV export (README, Dashboard); they change nothing. */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { LedgerEntry } from "../domain/models.ts"
 import { DayCount, KeyCount, RecentRequest } from "../domain/usageReport.ts"
+import type { KeyScope } from "../domain/usageReport.ts"
 
 const Period = Schema.Struct({ accountId: Schema.String, since: Schema.DateFromSelf })
+/** A period and a key scope; `all` false with `keyId` null is the dashboard's Try it. */
+const Scoped = Schema.Struct({ ...Period.fields, all: Schema.Boolean, keyId: Schema.NullOr(Schema.String), limit: Schema.Int })
 const Latest = Schema.Struct({ accountId: Schema.String, limit: Schema.Int })
+
+/** At most this many requests in one export (90 days of a busy account stays a few MB). */
+export const exportLimit = 100_000
 
 export class UsageReport extends Effect.Service<UsageReport>()("UsageReport", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const inScope = ({ all, keyId }: { readonly all: boolean; readonly keyId: string | null }) =>
+      sql`(${all}::boolean OR u.key_id IS NOT DISTINCT FROM ${keyId}::uuid)`
 
     const perDay = SqlSchema.findAll({
-      Request: Period,
+      Request: Scoped,
       Result: DayCount,
-      execute: ({ accountId, since }) => sql`SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
-          count(*)::int AS requests, (count(*) FILTER (WHERE status = 200))::int AS succeeded
-        FROM usage WHERE account_id = ${accountId} AND created_at >= ${since} GROUP BY 1`
+      execute: (request) => sql`SELECT to_char(u.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+          count(*)::int AS requests, (count(*) FILTER (WHERE u.status = 200))::int AS succeeded
+        FROM usage u WHERE u.account_id = ${request.accountId} AND u.created_at >= ${request.since} AND ${inScope(request)} GROUP BY 1`
     })
 
     const perKey = SqlSchema.findAll({
@@ -29,12 +37,14 @@ export class UsageReport extends Effect.Service<UsageReport>()("UsageReport", {
         GROUP BY u.key_id, k.name, k.deleted_at ORDER BY requests DESC, key_name`
     })
 
-    const latest = SqlSchema.findAll({
-      Request: Latest,
+    /** The period's requests in scope, newest first. */
+    const requests = SqlSchema.findAll({
+      Request: Scoped,
       Result: RecentRequest,
-      execute: ({ accountId, limit }) => sql`SELECT u.created_at, u.key_id, k.name AS key_name, u.state, u.status, u.error_kind
+      execute: (request) => sql`SELECT u.created_at, u.key_id, k.name AS key_name, u.state, u.status, u.error_kind, u.request_id
         FROM usage u LEFT JOIN api_keys k ON k.id = u.key_id
-        WHERE u.account_id = ${accountId} ORDER BY u.seq DESC LIMIT ${limit}`
+        WHERE u.account_id = ${request.accountId} AND u.created_at >= ${request.since} AND ${inScope(request)}
+        ORDER BY u.seq DESC LIMIT ${request.limit}`
     })
 
     const ledger = SqlSchema.findAll({
@@ -44,10 +54,15 @@ export class UsageReport extends Effect.Service<UsageReport>()("UsageReport", {
         WHERE account_id = ${accountId} ORDER BY seq DESC LIMIT ${limit}`
     })
 
+    const scoped = (accountId: string, since: Date, scope: KeyScope, limit = 0) =>
+      ({ accountId, since, all: scope.all, keyId: scope.all ? null : scope.keyId, limit })
+
     return {
-      perDay: (accountId: string, since: Date) => perDay({ accountId, since }).pipe(Effect.orDie, Effect.withSpan("UsageReport.perDay")),
+      perDay: (accountId: string, since: Date, scope: KeyScope) =>
+        perDay(scoped(accountId, since, scope)).pipe(Effect.orDie, Effect.withSpan("UsageReport.perDay")),
       perKey: (accountId: string, since: Date) => perKey({ accountId, since }).pipe(Effect.orDie, Effect.withSpan("UsageReport.perKey")),
-      latest: (accountId: string, limit: number) => latest({ accountId, limit }).pipe(Effect.orDie, Effect.withSpan("UsageReport.latest")),
+      requests: (accountId: string, since: Date, scope: KeyScope, limit: number) =>
+        requests(scoped(accountId, since, scope, limit)).pipe(Effect.orDie, Effect.withSpan("UsageReport.requests")),
       ledger: (accountId: string, limit: number) => ledger({ accountId, limit }).pipe(Effect.orDie, Effect.withSpan("UsageReport.ledger"))
     } as const
   })

@@ -1,20 +1,23 @@
 /**
  * The dashboard in a real browser (issue 5, "Done when"): Debian's Chromium through Playwright
  * signs up, creates a key and copies it, deletes it, tries an image, and logs out, and uses an
- * operator's password-reset link and the change-password form; axe-core finds
- * no violation on any page, and each page is photographed into `.artifacts/dashboard/`.
+ * operator's password-reset link and the change-password form, reads its usage over periods and
+ * keys and exports it; axe-core finds no violation on any page, no page is wider than a 390 px
+ * phone, and each page is photographed into `.artifacts/dashboard/`.
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel, Schema } from "effect"
+import * as fsp from "node:fs/promises"
 import type { Page } from "playwright-core"
 import { runCommand } from "../../src/cli/commands.ts"
 import { Accounts } from "../../src/services/Accounts.ts"
 import { axeViolations, browserContext, chromiumMissing, screenshot, step } from "../support/browser.ts"
 import { pglite } from "../support/database.ts"
 import { accountOf, baseUrl, grant, password } from "../support/dashboard.ts"
-import { jpeg } from "../support/describe.ts"
+import { formData, jpeg } from "../support/describe.ts"
 import { getTokens, serverWith } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
+import { usageRow } from "../support/usage.ts"
 
 const quiet = Logger.minimumLogLevel(LogLevel.Warning)
 
@@ -28,6 +31,9 @@ const checkPage = (page: Page, name: string) =>
 /** Follows a link of the dashboard's navigation, as a person does. */
 const navigateTo = (page: Page, name: string) =>
   page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name, exact: true }).click()
+
+/** How much wider than the screen the page is: 0 when nothing sticks out. */
+const overflow = (page: Page) => step(() => page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth"))
 
 const balanceOf = (accountId: string) =>
   Effect.flatMap(Accounts, (accounts) => accounts.find(accountId)).pipe(Effect.map((account) => account.credits), Effect.orDie)
@@ -193,5 +199,94 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
       yield* step(() => page.goto(link))
       yield* checkPage(page, "20-reset-used")
       expect(yield* step(() => page.getByRole("heading", { level: 1 }).textContent())).toBe("This password-reset link cannot be used")
+    }), 120_000)
+
+  it.scoped.skipIf(chromiumMissing)("usage over periods and keys, its export, keys as cards and no overflow on a phone", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const context = yield* browserContext(base)
+      const page = yield* step(() => context.newPage())
+      const failures: Array<string> = []
+      page.on("response", (response) => {
+        if (response.status() >= 400) failures.push(`${response.status()} ${response.url()}`)
+      })
+      page.on("console", (message) => {
+        if (message.type() === "error") failures.push(message.text())
+      })
+      yield* step(() => page.goto(`${base}/dashboard/signup`))
+      yield* step(() => page.getByLabel("Account name").fill("Usage shop"))
+      yield* step(() => page.getByLabel("E-mail address").fill("usage@example.com"))
+      yield* step(() => page.getByLabel("Password").fill(password))
+      yield* step(() => page.getByRole("button", { name: "Create account" }).click())
+      yield* step(() => page.waitForURL(`${base}/dashboard?done=welcome`))
+      const accountId = yield* accountOf("usage@example.com")
+      yield* grant(accountId, 5)
+      // A key with a long name, used once today through the API; older requests from the database.
+      yield* step(() => navigateTo(page, "API keys"))
+      yield* step(() => page.getByLabel("Name (optional)").fill("Production server for the online shop"))
+      yield* step(() => page.getByRole("button", { name: "Create key" }).click())
+      const token = yield* step(() => page.getByLabel("New API key", { exact: true }).inputValue())
+      const described = yield* step(() => fetch(`${base}/api/describe`, {
+        method: "POST", body: formData({ image: jpeg }), headers: { authorization: `Bearer ${token}`, "x-request-id": "browser-req-1" }
+      }))
+      expect(described.status).toBe(200)
+      yield* usageRow({ accountId, keyId: null, daysAgo: 20, status: 400, errorKind: "ImageTooLarge", requestId: "old-req" })
+      yield* usageRow({ accountId, keyId: null, daysAgo: 60, status: 500, errorKind: "GenerationFailed", requestId: null })
+
+      // Desktop: the default 30 days, then 7, then 90; a filter on the key; the export of what is shown.
+      yield* step(() => navigateTo(page, "Usage"))
+      expect(yield* step(() => page.locator("#per-day-summary").textContent())).toMatch(/^2 requests: 1 succeeded, 1 failed/)
+      yield* checkPage(page, "21-usage-30-days")
+      yield* step(() => page.getByRole("navigation", { name: "Period" }).getByRole("link", { name: "7 days" }).click())
+      yield* step(() => page.waitForURL(`${base}/dashboard/usage?range=7`))
+      expect(yield* step(() => page.locator("#per-day-summary").textContent())).toMatch(/^1 request: 1 succeeded, 0 failed/)
+      yield* step(() => page.getByRole("navigation", { name: "Period" }).getByRole("link", { name: "90 days" }).click())
+      expect(yield* step(() => page.locator("#per-day-summary").textContent())).toMatch(/^3 requests: 1 succeeded, 2 failed/)
+      // The chart's numbers as a table, behind a disclosure.
+      yield* step(() => page.getByText("Requests per day as a table").click())
+      expect(yield* step(() => page.locator("#per-day tbody tr").count())).toBe(3)
+      expect(yield* step(() => page.locator("#latest").textContent())).toContain("browser-req-1")
+      yield* checkPage(page, "22-usage-90-days")
+      yield* step(() => page.getByLabel("Key", { exact: true }).selectOption({ label: "Production server for the online shop" }))
+      yield* step(() => page.getByRole("button", { name: "Show" }).click())
+      expect(yield* step(() => page.locator("#per-day-summary").textContent())).toMatch(/^1 request: 1 succeeded/)
+      const [download] = yield* step(() => Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download these requests (CSV)" }).click()]))
+      expect(download.suggestedFilename()).toMatch(/^usage-\d{4}-\d\d-\d\d-90d\.csv$/)
+      const csv = yield* step(async () => (await fsp.readFile(await download.path())).toString("utf8"))
+      expect(csv.split("\r\n").map((line) => line.replace(/^[^,]*,[^,]*,/, ""))).toEqual([
+        "key_name,status,error_kind,error,credits_used,request_id", "Production server for the online shop,200,,,1,browser-req-1", ""
+      ])
+
+      // A phone (390 px): every page fits; the keys are cards with Status and Delete on screen.
+      yield* step(() => page.setViewportSize({ width: 390, height: 844 }))
+      const pages = [
+        ["/dashboard", "23-phone-overview"], ["/dashboard/keys", "24-phone-keys-cards"], ["/dashboard/usage?range=90", "25-phone-usage"],
+        ["/dashboard/try", "26-phone-try"], ["/dashboard/password", "27-phone-password"]
+      ] as const
+      for (const [path, name] of pages) {
+        yield* step(() => page.goto(`${base}${path}`))
+        expect([path, yield* overflow(page)]).toEqual([path, 0])
+        yield* checkPage(page, name)
+      }
+      yield* step(() => page.goto(`${base}/dashboard/keys`))
+      const right = (locator: ReturnType<Page["locator"]>) => step(async () => {
+        const box = await locator.boundingBox()
+        return box === null ? Infinity : box.x + box.width
+      })
+      expect(yield* right(page.getByRole("link", { name: "Delete key Production server for the online shop" }))).toBeLessThanOrEqual(390)
+      expect(yield* right(page.locator("#keys .status"))).toBeLessThanOrEqual(390)
+      expect(yield* step(() => page.evaluate<string>("getComputedStyle(document.querySelector('#keys td[data-label=Status]'), '::before').content"))).toBe("\"Status\"")
+      // On a desktop the same list is a table again.
+      yield* step(() => page.setViewportSize({ width: 1280, height: 900 }))
+      expect(yield* step(() => page.evaluate<string>("getComputedStyle(document.querySelector('#keys td')).display"))).toBe("table-cell")
+      yield* checkPage(page, "28-keys-desktop")
+
+      // The favicon is served (and cached), and the API reference is one click away.
+      const iconHref = yield* step(() => page.locator("link[rel=icon]").getAttribute("href"))
+      const icon = yield* step(() => page.request.get(`${base}${iconHref}`))
+      expect([icon.status(), icon.headers()["content-type"], icon.headers()["cache-control"]]).toEqual([200, "image/svg+xml", "public, max-age=3600"])
+      yield* step(() => navigateTo(page, "API reference"))
+      expect(page.url()).toBe(`${base}/api/docs`)
+      expect(failures).toEqual([])
     }), 120_000)
 })

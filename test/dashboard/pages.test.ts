@@ -4,7 +4,7 @@ import { Option } from "effect"
 import fc from "fast-check"
 import { describeResultJson } from "../../src/domain/describe.ts"
 import { Account, ApiKey, Subscription } from "../../src/domain/models.ts"
-import { DayCount } from "../../src/domain/usageReport.ts"
+import { allKeys, DayCount, RecentRequest } from "../../src/domain/usageReport.ts"
 import { escapeHtml, html } from "../../src/dashboard/html.ts"
 import { overviewPage, planText } from "../../src/dashboard/pages/account.ts"
 import { field } from "../../src/dashboard/pages/components.ts"
@@ -76,11 +76,15 @@ describe("pages", () => {
     onPage(page, "1 credit", "Past due", "Big")
   })
 
-  it("the usage charts are tables: every day of the period, a bar hidden from screen readers beside each number", () => {
-    const perDay = Array.from({ length: 14 }, (_, i) => new DayCount({ day: `2026-02-${String(16 + i).padStart(2, "0")}`, requests: i === 13 ? 4 : 0, succeeded: i === 13 ? 3 : 0 }))
-    const page = usagePage({ viewer, balance: 0, days: 14, latestLimit: 20, ledgerLimit: 50, perDay, perKey: [], latest: [], ledger: [] }).value
-    expect(page.match(/<tr><th scope="row">/g)).toHaveLength(14)
-    onPage(page, `<svg class="bar" aria-hidden="true" focusable="false"`, `<rect width="100" height="10">`, `<td>3</td><td>1</td>`, "No requests yet.")
+  it("the usage chart is an image described by its summary; its table lists only the days with requests", () => {
+    const perDay = Array.from({ length: 7 }, (_, i) => new DayCount({ day: `2026-01-${String(23 + i).padStart(2, "0")}`, requests: i === 6 ? 4 : 0, succeeded: i === 6 ? 3 : 0 }))
+    const latest = [new RecentRequest({ createdAt: now, keyId: null, keyName: null, state: "released", status: 400, errorKind: "ImageTooLarge", requestId: "req-<1>" })]
+    const page = usagePage({ viewer, balance: 0, range: 7, scope: allKeys, keys: [], latestLimit: 20, ledgerLimit: 50, perDay, perKey: [], latest, ledger: [] }).value
+    expect(page.match(/<tr><th scope="row">/g)).toHaveLength(1)
+    expect(page.match(/<rect class="ok"/g)).toHaveLength(1)
+    onPage(page, `<svg role="img" aria-labelledby="per-day-summary" viewBox="0 0 70 100"`, `<rect class="ok" x="61" y="25.00" width="8" height="75.00"></rect>`)
+    onPage(page, "4 requests: 3 succeeded, 1 failed, on 1 of 7 days. Busiest day: Thu 29 Jan (4).", `<td>3</td><td>1</td>`)
+    onPage(page, "Image over 10 MB", `<code class="request-id">req-&lt;1&gt;</code>`, `href="/dashboard/usage/export?range=7" download`, `<a href="/dashboard/usage?range=7" aria-current="page">7 days</a>`)
   })
 
   it("the Try it result keeps the API's order, and the form's address carries the CSRF token", () => {

@@ -63,9 +63,13 @@ export const errorSummary = (problem: Problem | undefined) =>
 /** Every form posts the token of its page (CSRF). */
 export const csrfInput = (token: string) => html`<input type="hidden" name="csrf" value="${token}">`
 
+/** A cell's column name, shown before it when a table is laid out as cards; none for a hidden heading. */
+const cellLabel = (head: Interpolation) => (typeof head === "string" ? html` data-label="${head}"` : "")
+
 /**
  * A table with a caption, in a region that scrolls sideways on a narrow screen; the region is
- * focusable so that keyboard users can scroll it too.
+ * focusable so that keyboard users can scroll it too. With `cards`, below 600 px each row is a
+ * card instead, each cell after its column's name (the style sheet), so nothing is off-screen.
  */
 export const table = (options: {
   readonly id: string
@@ -73,11 +77,15 @@ export const table = (options: {
   readonly caption: Interpolation
   readonly head: ReadonlyArray<Interpolation>
   readonly rows: ReadonlyArray<ReadonlyArray<Interpolation>>
-}) =>
-  html`<div class="table-scroll" role="region" aria-labelledby="${options.id}-caption" tabindex="0">
+  readonly cards?: boolean
+}) => {
+  const label = (i: number) => (options.cards ? cellLabel(options.head[i]) : "")
+  return html`<div class="table-scroll${options.cards ? " cards" : ""}" role="region" aria-labelledby="${options.id}-caption" tabindex="0">
     <table id="${options.id}">
       <caption id="${options.id}-caption" class="visually-hidden">${options.caption}</caption>
       <thead><tr>${options.head.map((cell) => html`<th scope="col">${cell}</th>`)}</tr></thead>
-      <tbody>${options.rows.map(([first, ...rest]) => html`<tr><th scope="row">${first}</th>${rest.map((cell) => html`<td>${cell}</td>`)}</tr>`)}</tbody>
+      <tbody>${options.rows.map(([first, ...rest]) =>
+        html`<tr><th scope="row"${label(0)}>${first}</th>${rest.map((cell, i) => html`<td${label(i + 1)}>${cell}</td>`)}</tr>`)}</tbody>
     </table>
   </div>`
+}

@@ -65,6 +65,7 @@ const keyTable = (view: KeysView) =>
     : table({
       id: "keys",
       caption: "Your API keys",
+      cards: true,
       head: ["Name", "Created", "Expires", "Last used", "Status", html`<span class="visually-hidden">Actions</span>`],
       rows: view.keys.map((key) => [
         keyName(key),

@@ -7,6 +7,7 @@ export const paths = {
   overview: "/dashboard",
   keys: "/dashboard/keys",
   usage: "/dashboard/usage",
+  usageExport: "/dashboard/usage/export",
   try: "/dashboard/try",
   login: "/dashboard/login",
   signup: "/dashboard/signup",
@@ -15,7 +16,9 @@ export const paths = {
   password: "/dashboard/password",
   logout: "/dashboard/logout",
   style: "/dashboard/assets/style.css",
-  copyScript: "/dashboard/assets/copy.js"
+  copyScript: "/dashboard/assets/copy.js",
+  favicon: "/favicon.svg",
+  apiReference: "/api/docs"
 } as const
 
 export type Section = "overview" | "keys" | "usage" | "try"
@@ -48,7 +51,8 @@ export interface PageOptions {
 const navigation = (viewer: Viewer) =>
   html`<nav aria-label="Dashboard">
       <ul>${sections.map(([section, label]) =>
-        html`<li><a href="${paths[section]}"${section === viewer.section ? html` aria-current="page"` : ""}>${label}</a></li>`)}</ul>
+        html`<li><a href="${paths[section]}"${section === viewer.section ? html` aria-current="page"` : ""}>${label}</a></li>`)}
+        <li><a href="${paths.apiReference}">API reference</a></li></ul>
     </nav>
     <div class="account">
       <p><span class="visually-hidden">Logged in to </span>${viewer.accountName} <span class="muted">(${viewer.email})</span></p>
@@ -62,6 +66,7 @@ export const page = (options: PageOptions): Html =>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>${options.title} – Image metadata dashboard</title>
+  <link rel="icon" href="${paths.favicon}" type="image/svg+xml">
   <link rel="stylesheet" href="${paths.style}">
   ${options.script && html`<script src="${paths.copyScript}" defer></script>`}
 </head>

@@ -1,19 +1,11 @@
-/** The Overview and Usage pages (issue 5 §3): balance, subscription, ledger, requests. */
+/** The Overview page (issue 5 §3): balance, subscription, keys; the Usage page is `usage.ts`. */
 import { Clock, Effect } from "effect"
-import { everyDay, periodStart } from "../../domain/usageReport.ts"
 import { Accounts } from "../../services/Accounts.ts"
 import { ApiKeys } from "../../services/ApiKeys.ts"
-import { UsageReport } from "../../services/UsageReport.ts"
 import { htmlPage, queryParam } from "../http.ts"
 import { overviewPage } from "../pages/account.ts"
-import { usagePage } from "../pages/usage.ts"
 import { CurrentSession, viewer, withSession } from "../session.ts"
 import { noticeOf } from "./notices.ts"
-
-/** The charts cover two weeks: enough to see a trend, short enough to read on a phone. */
-const chartDays = 14
-const latestRequests = 20
-const ledgerEntries = 50
 
 export const overview = withSession(
   Effect.gen(function* () {
@@ -26,32 +18,6 @@ export const overview = withSession(
       subscription: yield* Effect.flatMap(Accounts, (accounts) => accounts.subscription(account.id)),
       activeKeys: keys.filter((key) => key.expiredAt.getTime() > now).length,
       notice: noticeOf(yield* queryParam("done"))
-    }))
-  })
-)
-
-export const usage = withSession(
-  Effect.gen(function* () {
-    const { account } = yield* CurrentSession
-    const report = yield* UsageReport
-    const now = new Date(yield* Clock.currentTimeMillis)
-    const since = periodStart(now, chartDays)
-    const [perDay, perKey, latest, ledger] = yield* Effect.all([
-      report.perDay(account.id, since),
-      report.perKey(account.id, since),
-      report.latest(account.id, latestRequests),
-      report.ledger(account.id, ledgerEntries)
-    ])
-    return htmlPage(usagePage({
-      viewer: yield* viewer("usage"),
-      balance: account.credits,
-      days: chartDays,
-      latestLimit: latestRequests,
-      ledgerLimit: ledgerEntries,
-      perDay: everyDay(perDay, now, chartDays),
-      perKey,
-      latest,
-      ledger
     }))
   })
 )
