@@ -6,7 +6,7 @@
  * (multipart.ts); the first part of each name is kept, any other part is only counted.
  */
 import { CappedBytes } from "./cappedBytes.ts"
-import { HeaderBlock, maxHeaderBytes } from "./partHeaders.ts"
+import { DelimiterLine, HeaderBlock } from "./partFraming.ts"
 
 /**
  * A bound of our own (§8 sets none): a form beyond it is not one this API reads (NotMultipart).
@@ -15,10 +15,6 @@ import { HeaderBlock, maxHeaderBytes } from "./partHeaders.ts"
 const maxParts = 64
 
 const CR = 13
-const LF = 10
-const DASH = 45
-const SPACE = 32
-const TAB = 9
 
 const encoder = new TextEncoder()
 
@@ -45,10 +41,8 @@ interface ParserState<F extends string> {
   /** A tail of the last chunk that may begin a delimiter. */
   carry: Uint8Array
   parts: number
-  /** Transport padding read after the current delimiter. */
-  padding: number
-  /** How far the line after a delimiter has been read. */
-  delimiterLine: "start" | "padding" | "dash" | "cr"
+  /** The rest of the line of the delimiter last read. */
+  readonly delimiterLine: DelimiterLine
   /** The part being read, when it is one that is kept. */
   part: CappedBytes | undefined
   /** Bytes of the body in the chunks before the one being read. */
@@ -74,8 +68,7 @@ const endPart = <F extends string>(s: ParserState<F>, data: Uint8Array, from: nu
   s.part?.push(data, from, at, true)
   s.part = undefined
   s.phase = "afterDelimiter"
-  s.delimiterLine = "start"
-  s.padding = 0
+  s.delimiterLine.clear()
 }
 
 /** Content (or preamble) up to the next delimiter; an unfinished tail is carried over. */
@@ -118,29 +111,20 @@ const readCarry = <F extends string>(s: ParserState<F>, chunk: Uint8Array): numb
   return 0
 }
 
-/** `--` (the end of the form) or transport padding then CRLF (a part follows). */
+/** The rest of a delimiter's line: the end of the form, or a part's headers next. */
 const readAfterDelimiter = <F extends string>(s: ParserState<F>, data: Uint8Array, from: number): number => {
   for (let at = from; at < data.length; at++) {
-    const byte = data[at]
-    if (s.delimiterLine === "dash") {
-      if (byte !== DASH) return broken(s)
+    const read = s.delimiterLine.push(data[at])
+    if (read === "broken") return broken(s)
+    if (read === "close") {
       s.phase = "epilogue"
       return data.length
-    } else if (s.delimiterLine === "cr") {
-      if (byte !== LF) return broken(s)
+    }
+    if (read === "part") {
       if (++s.parts > maxParts) return broken(s)
       s.phase = "headers"
       s.header.clear()
       return at + 1
-    } else if (byte === DASH && s.delimiterLine === "start") {
-      s.delimiterLine = "dash"
-    } else if (byte === SPACE || byte === TAB) {
-      if (++s.padding > maxHeaderBytes) return broken(s)
-      s.delimiterLine = "padding"
-    } else if (byte === CR) {
-      s.delimiterLine = "cr"
-    } else {
-      return broken(s)
     }
   }
   return data.length
@@ -185,8 +169,7 @@ export const makeFormParser = <F extends string>(
     // The first delimiter of the body has no CRLF before it: start as if one had been read.
     carry: delimiter.subarray(0, 2),
     parts: 0,
-    padding: 0,
-    delimiterLine: "start",
+    delimiterLine: new DelimiterLine(),
     part: undefined,
     written: 0
   }

@@ -1,22 +1,52 @@
 /**
- * A form part's header block (RFC 7578 §4.2): collected up to the empty line that ends it, within
- * a bound, then read for the one thing the form reader needs: the field the part holds. Only the
- * first `Content-Disposition` counts; other headers are passed over.
+ * What stands between one part's content and the next (RFC 2046 §5.1.1): the rest of the
+ * delimiter's line, then the part's header block (RFC 7578 §4.2), collected up to the empty line
+ * that ends it and read for the one thing the form reader needs: the field the part holds.
  */
 import { parseHeaderValue } from "./headerValue.ts"
 
 const CR = 13
 const LF = 10
+const DASH = 45
+const SPACE = 32
+const TAB = 9
 
 /**
  * A bound of our own (§8 sets none), past which a form is not one this API reads: 16 KiB for one
  * part's headers (and for the padding after a boundary) is what busboy and multipasta allow.
  */
-export const maxHeaderBytes = 16 * 1024
+const maxHeaderBytes = 16 * 1024
+
+/** The line after a delimiter: `--` closes the form; optional transport padding then CRLF opens a part. */
+export class DelimiterLine {
+  private read: "start" | "padding" | "dash" | "cr" = "start"
+  private padding = 0
+
+  clear(): void {
+    this.read = "start"
+    this.padding = 0
+  }
+
+  push(byte: number | undefined): "more" | "close" | "part" | "broken" {
+    if (this.read === "dash") return byte === DASH ? "close" : "broken"
+    if (this.read === "cr") return byte === LF ? "part" : "broken"
+    if (byte === DASH && this.read === "start") {
+      this.read = "dash"
+    } else if (byte === SPACE || byte === TAB) {
+      if (++this.padding > maxHeaderBytes) return "broken"
+      this.read = "padding"
+    } else if (byte === CR) {
+      this.read = "cr"
+    } else {
+      return "broken"
+    }
+    return "more"
+  }
+}
 
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true })
 
-/** One part's header block as far as it has arrived; one buffer, reused for every part. */
+/** A part's header block as far as it has arrived; one buffer, reused for every part. */
 export class HeaderBlock {
   private readonly bytes = new Uint8Array(maxHeaderBytes)
   private length = 0
