@@ -1,98 +1,21 @@
 /**
- * The operator's commands (issue 2 §6), as data: the CLI parses argv into one, then runs it
- * itself or sends it to the running service's admin route, which runs it here too.
+ * Runs the operator's commands (adminCommand.ts), for the CLI and for the running service's admin
+ * route alike.
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Schema } from "effect"
 import { AppConfig } from "../config.ts"
 import { emailUsed } from "../domain/credentials.ts"
-import type { UserNotFound } from "../domain/dashboard.ts"
 import { AccountNotFound, InvalidCommand } from "../domain/errors.ts"
-import type { KeyNotFound } from "../domain/errors.ts"
 import { Subscription } from "../domain/models.ts"
-import type { ApiKey } from "../domain/models.ts"
-import { Accounts, type AccountSummary } from "../services/Accounts.ts"
+import { Accounts } from "../services/Accounts.ts"
 import { ApiKeys } from "../services/ApiKeys.ts"
 import { Credits } from "../services/Credits.ts"
 import { Users } from "../services/Users.ts"
 import { dayMillis } from "../domain/time.ts"
-
-const Id = Schema.String
-/** An account's id or its e-mail address (anything with an `@`). */
-const AccountRef = Schema.String
-const WholeNumber = Schema.Int
-
-export const AdminCommand = Schema.Union(
-  Schema.TaggedStruct("AccountCreate", {
-    name: Schema.NonEmptyTrimmedString,
-    email: Schema.optional(Schema.String),
-    credits: Schema.optional(Schema.NonNegativeInt)
-  }),
-  Schema.TaggedStruct("AccountInvite", {
-    email: Schema.String,
-    name: Schema.NonEmptyTrimmedString,
-    credits: Schema.optional(Schema.NonNegativeInt)
-  }),
-  Schema.TaggedStruct("AccountList", { email: Schema.optional(Schema.String) }),
-  Schema.TaggedStruct("AccountShow", { accountId: AccountRef }),
-  Schema.TaggedStruct("AccountDelete", { accountId: AccountRef }),
-  Schema.TaggedStruct("CreditsAdd", { accountId: AccountRef, amount: WholeNumber }),
-  Schema.TaggedStruct("KeyCreate", {
-    accountId: AccountRef,
-    name: Schema.optional(Schema.String),
-    expiresAt: Schema.optional(Schema.Date),
-    expiresInDays: Schema.optional(Schema.Positive)
-  }),
-  Schema.TaggedStruct("KeyList", { accountId: AccountRef }),
-  Schema.TaggedStruct("KeyDelete", { keyId: Id }),
-  Schema.TaggedStruct("SubscriptionSet", {
-    accountId: AccountRef,
-    plan: Schema.String,
-    description: Schema.String,
-    status: Schema.String,
-    renewsAt: Schema.optional(Schema.Date),
-    endsAt: Schema.optional(Schema.Date)
-  }),
-  Schema.TaggedStruct("SubscriptionClear", { accountId: AccountRef }),
-  Schema.TaggedStruct("UserResetLink", { email: Schema.String })
-)
-export type AdminCommand = typeof AdminCommand.Type
-
-export type AdminError = AccountNotFound | KeyNotFound | UserNotFound | InvalidCommand
-
-/** How an operator reads an error. */
-export const describeAdminError = (error: AdminError) => {
-  switch (error._tag) {
-    case "AccountNotFound":
-      return "account not found"
-    case "KeyNotFound":
-      return `key not found: ${error.id}`
-    case "UserNotFound":
-      return `no dashboard user has the e-mail address ${error.email}`
-    case "InvalidCommand":
-      return error.message
-  }
-}
+import { accountView, type AdminCommand, keyView, SubscriptionJson } from "./adminCommand.ts"
 
 const defaultKeyLifetimeDays = 365
-
-const keyView = (key: ApiKey, now: number) => ({
-  id: key.id,
-  name: key.name,
-  createdAt: key.createdAt.toISOString(),
-  expiredAt: key.expiredAt.toISOString(),
-  lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
-  status: key.expiredAt.getTime() > now ? "active" : "expired"
-})
-
-const accountView = (account: AccountSummary) => ({
-  id: account.id,
-  name: account.name,
-  email: account.email,
-  registeredAt: account.registeredAt.toISOString(),
-  credits: account.credits,
-  keyCount: account.keyCount
-})
 
 /** The address as stored (trimmed, lower case), or the dashboard's rule it breaks, named by its flag. */
 const validEmail = (email: string) =>
@@ -252,11 +175,3 @@ export const runCommand = (command: AdminCommand) =>
         return yield* resetLink(command.email)
     }
   }).pipe(Effect.withSpan("Admin.runCommand", { attributes: { command: command._tag } }))
-
-const SubscriptionJson = Schema.Struct({
-  planName: Schema.String,
-  planDescription: Schema.String,
-  status: Schema.String,
-  renewsAt: Schema.NullOr(Schema.DateFromString),
-  endsAt: Schema.NullOr(Schema.DateFromString)
-})

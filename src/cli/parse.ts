@@ -3,7 +3,7 @@
  * a refusal names the command and the flag or argument as the operator typed them.
  */
 import { Either, ParseResult, Schema } from "effect"
-import { AdminCommand } from "./commands.ts"
+import { AdminCommand } from "./adminCommand.ts"
 
 const program = "bun run admin"
 

@@ -8,6 +8,7 @@ import { Clock, Effect, Option, type Redacted, Schedule, Schema } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import { isRunning, processStart } from "./processIdentity.ts"
 
 export const LockInfo = Schema.Struct({
   pid: Schema.Number,
@@ -35,28 +36,6 @@ const lockPath = (dataDir: string) => path.join(dataDir, "lock.json")
 
 /** The nonces of the locks this process holds or is taking: a lock with our own pid is ours only if listed here. */
 const ours = new Set<string>()
-
-const isRunning = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
-
-/** The start of process `pid` as `LockInfo.startedAt` has it; none without `/proc` or once it has ended. */
-const processStart = (pid: number) =>
-  Effect.tryPromise(async () => {
-    const [stat, bootId] = await Promise.all([
-      fs.readFile(`/proc/${pid}/stat`, "utf8"),
-      fs.readFile("/proc/sys/kernel/random/boot_id", "utf8")
-    ])
-    // The command name, in parentheses, may hold spaces; the start time is the 22nd field (proc(5)).
-    const ticks = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]
-    if (ticks === undefined) throw new Error("unexpected /proc/<pid>/stat")
-    return `${bootId.trim()}/${ticks}`
-  }).pipe(Effect.option)
 
 /** Whether `holder` is a lock this process took (or is taking) and has not released. */
 const isOurs = (holder: LockInfo) => holder.pid === process.pid && holder.nonce !== undefined && ours.has(holder.nonce)

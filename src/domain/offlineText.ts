@@ -5,9 +5,10 @@
  * with no model, nothing can honestly be chosen from it, and echoing it would publish an
  * integrator's instructions. Pure and deterministic.
  */
-import type { DescribeResult, SchemaField, SchemaFields } from "./describe.ts"
+import type { DescribeResult, SchemaFields } from "./describe.ts"
 import type { ImageFacts } from "./imageFacts.ts"
 import { limits } from "./limits.ts"
+import { fieldKind, type FieldKind } from "./offlineFieldKind.ts"
 import { resolveLanguage } from "./offlineLanguage.ts"
 import { templates } from "./offlineTemplates.ts"
 import { formatName, joinList } from "./offlineWording.ts"
@@ -20,22 +21,6 @@ export interface OfflineTextInput {
   readonly language: string
 }
 
-/** What a field asks for, among what the offline describer knows. */
-export type FieldKind =
-  | "title"
-  | "alternativeText"
-  | "caption"
-  | "keywords"
-  | "colours"
-  | "orientation"
-  | "brightness"
-  | "animation"
-  | "transparency"
-  | "size"
-  | "width"
-  | "height"
-  | "format"
-
 /**
  * Half of §2.2's ~1,500 words for the whole answer, shared evenly by the fields, keeps every answer
  * far below the limit; only a keywords field grows with the client's text, so only it is fitted.
@@ -46,75 +31,6 @@ const answerWords = Math.floor(limits.answerWords / 2)
 const maxKeywords = 10
 const keywordWords = 5
 const keywordChars = 60
-
-/**
- * Words (regular-expression fragments, matched on `fold`ed text) that reveal what a field asks for,
- * in English and the offline languages. Order matters: `keywordsTitle` is keywords, `altTitle` a
- * title, `imageFormat` a format.
- */
-const kindWords: ReadonlyArray<readonly [FieldKind, ReadonlyArray<string>]> = [
-  ["keywords", [
-    "key ?words?", "key ?phrases?", "tags?", "hashtags?", "labels?", "mots? cles?", "schlagwort\\w*", "stichwort\\w*",
-    "palabras? claves?", "etiquetas?", "palavras? chaves?", "parole chiave", "trefwoord\\w*"
-  ]],
-  ["colours", ["colou?rs?", "palette", "couleurs?", "farben?", "colores", "colori", "colore", "cor", "cores", "kleur\\w*"]],
-  ["title", ["titles?", "headlines?", "headings?", "titre", "titel", "titulo", "titolo"]],
-  ["alternativeText", [
-    "alt", "alternative?", "alternatif", "alternativo", "alternativtext", "accessibility", "screen ?readers?",
-    "image descriptions?"
-  ]],
-  ["caption", [
-    "captions?", "legendes?", "legendas?", "bildunterschrift\\w*", "pie de (?:foto|imagen)", "didascali\\w*",
-    "bijschrift\\w*", "onderschrift\\w*"
-  ]],
-  ["orientation", ["orientation", "ausrichtung", "orientacion", "orientacao", "orientamento", "orientatie"]],
-  ["brightness", [
-    "brightness", "lightness", "luminosity", "luminosite", "helligkeit", "luminosidad", "brillo", "luminosidade", "brilho",
-    "luminosita", "helderheid"
-  ]],
-  ["animation", [
-    "animated", "animations?", "animee", "animiert", "animada", "animata", "geanimeerd", "animacion", "animacao",
-    "animazione", "animatie"
-  ]],
-  ["transparency", ["transparen\\w*", "trasparen\\w*", "transparan\\w*", "alpha", "opacity", "opaque"]],
-  ["size", [
-    "size", "dimension\\w*", "dimensoes", "dimensioni", "resolution", "taille", "tamano", "tamanho", "abmessung\\w*",
-    "afmeting\\w*"
-  ]],
-  ["width", ["width", "largeur", "breite", "ancho", "anchura", "largura", "larghezza", "breedte"]],
-  ["height", ["height", "hauteur", "hohe", "altura", "altezza", "hoogte"]],
-  ["format", [
-    "formats?", "file ?types?", "mime ?types?", "media ?types?", "content ?types?", "dateiformat", "formato",
-    "bestandsformaat"
-  ]]
-]
-
-const kindPatterns = kindWords.map(([kind, words]) => [kind, new RegExp(`\\b(?:${words.join("|")})\\b`)] as const)
-
-/** `alternativeText`, `SEOTitle`, `alt_text`, `Mots-clés` -> `alternative text`, `seo title`, `alt text`, `mots cles`. */
-const fold = (text: string): string =>
-  text
-    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2")
-    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2")
-    .normalize("NFD")
-    .replace(/\p{M}/gu, "")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, " ")
-
-const kindIn = (folded: string): FieldKind | undefined => kindPatterns.find(([, pattern]) => pattern.test(folded))?.[0]
-
-/**
- * A description's head: `A comma-separated list of tags` asks for tags, while `The product's name,
- * in its colour` asks for a name that merely mentions a colour.
- */
-const descriptionHead = 6
-
-/**
- * The name is the client's most deliberate signal, so it wins over the description, which counts
- * only by its first words. Undefined: a field the offline describer cannot answer.
- */
-export const fieldKind = (field: SchemaField): FieldKind | undefined =>
-  kindIn(fold(field.name)) ?? kindIn(fold(field.description).trim().split(" ").slice(0, descriptionHead).join(" "))
 
 export const countWords = (text: string): number => text.split(/\s+/).filter((word) => word !== "").length
 

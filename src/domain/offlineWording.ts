@@ -1,6 +1,6 @@
 /**
  * The shape of one language's wording for the offline describer, and the small helpers the tables in
- * `offlineTemplates.ts` share.
+ * `offlineTemplates/` share.
  */
 import type { ColourFamily, NamedColour, Shade } from "./colourPalette.ts"
 import type { ImageFormat } from "./describe.ts"
@@ -55,6 +55,8 @@ export const joinList = (items: ReadonlyArray<string>, and: string): string =>
   items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} ${and} ${items.at(-1) ?? ""}`
 
 export const isAnimated = (facts: ImageFacts): boolean => facts.frames > 1
+
+export const fullyTransparent = (facts: ImageFacts): boolean => facts.transparency === "full"
 
 /** The same in every language. */
 export const formatName: Readonly<Record<ImageFormat, string>> = { jpeg: "JPEG", png: "PNG", webp: "WebP", gif: "GIF" }

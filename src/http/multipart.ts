@@ -3,7 +3,8 @@
  * limits of §8. The body is counted as it streams and never held whole; what is kept is bounded by
  * the caps below, whatever the client sends.
  *
- * The multipart/form-data parser (RFC 2046 §5.1.1, RFC 7578) is our own, small state machine.
+ * The multipart/form-data parser (RFC 2046 §5.1.1, RFC 7578) is our own, small state machine
+ * (multipartParser.ts, keeping each part in a cappedBytes.ts collector).
  * multipasta 0.2.8 (under @effect/platform) was tried and set aside: it fails a valid form whose
  * closing `--` arrives split across two chunks, reports an empty body as neither done nor failed,
  * and keeps buffering a field after its size limit has fired.
@@ -11,13 +12,11 @@
 import { Effect, Stream } from "effect"
 import { NotMultipart, RequestTooLarge } from "../domain/errors.ts"
 import { limits } from "../domain/limits.ts"
+import type { CappedBytes, FormText } from "./cappedBytes.ts"
 import { parseHeaderValue } from "./headerValue.ts"
+import { makeFormParser } from "./multipartParser.ts"
 
-/** A text field; `truncated` when the part was longer than its cap (`text` is its first bytes). */
-export interface FormText {
-  readonly text: string
-  readonly truncated: boolean
-}
+export type { FormText } from "./cappedBytes.ts"
 
 /** The image part: `size` counts all its bytes, `bytes` keeps at most `limits.imageBytes + 1`. */
 export interface FormFile {
@@ -55,14 +54,6 @@ const caps = {
 type FieldName = keyof typeof caps
 
 /**
- * Bounds of our own (§8 sets none): a form beyond them is not one this API reads (NotMultipart).
- * Five fields are read, so 64 parts leave room for clients that add their own; 16 KiB for one
- * part's headers (and for the padding after a boundary) is what busboy and multipasta allow.
- */
-const maxParts = 64
-const maxHeaderBytes = 16 * KiB
-
-/**
  * Reads the form from the body. Fails with `RequestTooLarge` as soon as more than
  * `limits.bodyBytes` have arrived, and stops reading there; that check comes before the form's
  * (§4.1: 3 before 4), so a body that is not a form, or a broken one, is still counted to its end
@@ -76,7 +67,7 @@ export const readDescribeForm = <E>(input: {
 }): Effect.Effect<DescribeForm, RequestTooLarge | NotMultipart | E> =>
   Effect.gen(function* () {
     const boundary = boundaryOf(input.contentType)
-    const parser = boundary === undefined ? undefined : makeFormParser(boundary, input.contentLength)
+    const parser = boundary === undefined ? undefined : makeFormParser(boundary, input.contentLength, caps)
     const received = yield* Stream.runFoldWhile(
       input.body,
       0,
@@ -88,9 +79,9 @@ export const readDescribeForm = <E>(input: {
       }
     )
     if (received > limits.bodyBytes) return yield* new RequestTooLarge()
-    const form = parser?.end()
-    if (form === undefined) return yield* new NotMultipart()
-    return form
+    const fields = parser?.end()
+    if (fields === undefined) return yield* new NotMultipart()
+    return describeFormOf(fields)
   })
 
 /**
@@ -104,265 +95,14 @@ const boundaryOf = (contentType: string | undefined): string | undefined => {
   return boundary !== undefined && /^[\x20-\x7e]{0,69}[\x21-\x7e]$/.test(boundary) ? boundary : undefined
 }
 
-// ---- The parser.
-
-const CR = 13
-const LF = 10
-const DASH = 45
-const SPACE = 32
-const TAB = 9
-
-const encoder = new TextEncoder()
-const decoder = new TextDecoder("utf-8", { ignoreBOM: true })
-
-/**
- * The first `cap` bytes of a part, and the count of all of them. `expected` is at most how many
- * bytes the body still had to bring when the part began (from its Content-Length).
- */
-class CappedBytes {
-  private buffer: Uint8Array = new Uint8Array(0)
-  private kept = 0
-  size = 0
-
-  constructor(readonly cap: number, private readonly expected: number | undefined) {}
-
-  /** `last` when the part ends within `data`: a part that is whole in it is kept as a view of it. */
-  push(data: Uint8Array, from: number, to: number, last: boolean): void {
-    this.size += to - from
-    const take = Math.min(to - from, this.cap - this.kept)
-    if (take <= 0) return
-    if (last && this.kept === 0) {
-      this.buffer = data.subarray(from, from + take)
-      this.kept = take
-      return
-    }
-    if (this.kept + take > this.buffer.length) {
-      // Once at the size the body announced; without one, by doubling, so a small image does not
-      // cost the whole cap up front. Under a burst of 10 MB uploads, the 16 MB of buffers that
-      // doubling leaves behind per upload were most of the peak (docs/BENCHMARKS.md, figure 2).
-      const wanted = this.buffer.length === 0 && this.expected !== undefined ? this.expected : 2 * this.buffer.length
-      const grown = new Uint8Array(Math.min(this.cap, Math.max(this.kept + take, wanted, 4 * KiB)))
-      grown.set(this.buffer.subarray(0, this.kept))
-      this.buffer = grown
-    }
-    this.buffer.set(data.subarray(from, from + take), this.kept)
-    this.kept += take
-  }
-
-  /** A view, not a copy: under a burst of uploads every copy of 10 MB counts. */
-  bytes(): Uint8Array {
-    return this.buffer.subarray(0, this.kept)
-  }
-
-  /** UTF-8 (what browsers and HTTP clients send); a code point cut by the cap is left out. */
-  text(): FormText {
-    const truncated = this.size > this.cap
-    const bytes = this.buffer.subarray(0, this.kept)
-    return { text: decoder.decode(truncated ? bytes.subarray(0, completeUtf8Length(bytes)) : bytes), truncated }
-  }
-}
-
-/** The length of `bytes` without an incomplete UTF-8 sequence at its end. */
-const completeUtf8Length = (bytes: Uint8Array): number => {
-  let start = bytes.length - 1
-  while (start > bytes.length - 4 && start > 0 && ((bytes[start] ?? 0) & 0xc0) === 0x80) start--
-  const lead = bytes[start] ?? 0
-  const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1
-  return start + length > bytes.length ? start : bytes.length
-}
-
-/**
- * Where the parser is: before the first delimiter; right after a delimiter (`--` closes the form,
- * optional padding then CRLF opens a part); in a part's headers or content; after the closing
- * delimiter (the epilogue, ignored); or on a framing error, after which input is ignored.
- */
-type Phase = "preamble" | "afterDelimiter" | "headers" | "content" | "epilogue" | "broken"
-
-/**
- * A push parser: `write` each chunk as it arrives, then `end` gives the form, or undefined when
- * the body was not a complete, well-framed form. Never throws; keeps at most the field caps, one
- * part's headers and a tail shorter than the delimiter.
- */
-const makeFormParser = (boundary: string, contentLength: number | undefined) => {
-  const delimiter = encoder.encode(`\r\n--${boundary}`)
-  const fields = new Map<FieldName, CappedBytes>()
-  const header = new Uint8Array(maxHeaderBytes)
-  let phase: Phase = "preamble"
-  // A tail of the last chunk that may begin a delimiter. The first delimiter of the body has no
-  // CRLF before it: start as if one had been read.
-  let carry: Uint8Array = delimiter.subarray(0, 2)
-  let parts = 0
-  let headerLength = 0
-  let padding = 0
-  let delimiterLine: "start" | "padding" | "dash" | "cr" = "start"
-  let part: CappedBytes | undefined
-  // Bytes of the body in the chunks before the one being read.
-  let written = 0
-
-  /** Drops what was kept; returns a position past any chunk, which ends the write loop. */
-  const broken = (): number => {
-    phase = "broken"
-    fields.clear()
-    part = undefined
-    carry = new Uint8Array(0)
-    return Number.MAX_SAFE_INTEGER
-  }
-
-  const delimiterAt = (data: Uint8Array, at: number, length: number): boolean => {
-    for (let k = 0; k < length; k++) if (data[at + k] !== delimiter[k]) return false
-    return true
-  }
-
-  /** A delimiter at `at`: the content from `from` ends the part. */
-  const endPart = (data: Uint8Array, from: number, at: number): void => {
-    part?.push(data, from, at, true)
-    part = undefined
-    phase = "afterDelimiter"
-    delimiterLine = "start"
-    padding = 0
-  }
-
-  /** Content (or preamble) up to the next delimiter; an unfinished tail is carried over. */
-  const readContent = (data: Uint8Array, from: number): number => {
-    const n = delimiter.length
-    // A native substring search over a view of the chunk: a CR-by-CR scan in JavaScript made reading
-    // a 5 MB photo's form cost 17 M instructions instead of 11 M (a photo holds a CR every 256 bytes).
-    const at = Buffer.from(data.buffer, data.byteOffset, data.byteLength).indexOf(delimiter, from)
-    if (at !== -1) {
-      endPart(data, from, at)
-      return at + n
-    }
-    let tail = data.indexOf(CR, Math.max(from, data.length - n + 1))
-    while (tail !== -1 && !delimiterAt(data, tail, data.length - tail)) tail = data.indexOf(CR, tail + 1)
-    const end = tail === -1 ? data.length : tail
-    part?.push(data, from, end, false)
-    carry = data.slice(end)
-    return data.length
-  }
-
-  /**
-   * The carried tail against the head of a chunk at least a delimiter long: either a delimiter
-   * begins in the tail, or the tail was content. Where to go on in `chunk`. Only the tail and a
-   * delimiter's length are copied, so a part whole in the chunk stays a view of it.
-   */
-  const readCarry = (chunk: Uint8Array): number => {
-    const n = delimiter.length
-    const tail = carry
-    const joined = new Uint8Array(tail.length + n)
-    joined.set(tail)
-    joined.set(chunk.subarray(0, n), tail.length)
-    carry = new Uint8Array(0)
-    for (let at = 0; at < tail.length; at++) {
-      if (joined[at] === CR && delimiterAt(joined, at, n)) {
-        endPart(joined, 0, at)
-        return at + n - tail.length
-      }
-    }
-    part?.push(tail, 0, tail.length, false)
-    return 0
-  }
-
-  /** `--` (the end of the form) or transport padding then CRLF (a part follows). */
-  const readAfterDelimiter = (data: Uint8Array, from: number): number => {
-    for (let at = from; at < data.length; at++) {
-      const byte = data[at]
-      if (delimiterLine === "dash") {
-        if (byte !== DASH) return broken()
-        phase = "epilogue"
-        return data.length
-      } else if (delimiterLine === "cr") {
-        if (byte !== LF) return broken()
-        if (++parts > maxParts) return broken()
-        phase = "headers"
-        headerLength = 0
-        return at + 1
-      } else if (byte === DASH && delimiterLine === "start") {
-        delimiterLine = "dash"
-      } else if (byte === SPACE || byte === TAB) {
-        if (++padding > maxHeaderBytes) return broken()
-        delimiterLine = "padding"
-      } else if (byte === CR) {
-        delimiterLine = "cr"
-      } else {
-        return broken()
-      }
-    }
-    return data.length
-  }
-
-  /** A part's header block, up to the empty line; then the part is opened. */
-  const readHeaders = (data: Uint8Array, from: number): number => {
-    for (let at = from; at < data.length; at++) {
-      if (headerLength === maxHeaderBytes) return broken()
-      header[headerLength++] = data[at] ?? 0
-      if (header[headerLength - 1] === LF && header[headerLength - 2] === CR) {
-        if (headerLength === 2 || (header[headerLength - 3] === LF && header[headerLength - 4] === CR)) {
-          return openPart() ? at + 1 : broken()
-        }
-      }
-    }
-    return data.length
-  }
-
-  /** Keeps the part if it is the first with a name we read; anything else is only counted. */
-  const openPart = (): boolean => {
-    let name: FieldName | undefined
-    for (const line of decoder.decode(header.subarray(0, headerLength)).split("\r\n")) {
-      if (line === "") continue
-      const colon = line.indexOf(":")
-      if (colon <= 0) return false
-      if (name !== undefined || line.slice(0, colon).trim().toLowerCase() !== "content-disposition") continue
-      name = fieldNameOf(line.slice(colon + 1))
-    }
-    phase = "content"
-    if (name !== undefined && !fields.has(name)) {
-      part = new CappedBytes(caps[name], contentLength === undefined ? undefined : contentLength - written)
-      fields.set(name, part)
-    }
-    return true
-  }
-
+const describeFormOf = (fields: ReadonlyMap<FieldName, CappedBytes>): DescribeForm => {
+  const text = (name: FieldName) => fields.get(name)?.text()
+  const image = fields.get("image")
   return {
-    write(chunk: Uint8Array): void {
-      if (phase === "epilogue" || phase === "broken") return
-      let data = chunk
-      if (carry.length > 0 && chunk.length < delimiter.length) {
-        data = new Uint8Array(carry.length + chunk.length)
-        data.set(carry)
-        data.set(chunk, carry.length)
-        carry = new Uint8Array(0)
-      }
-      let at = carry.length > 0 ? readCarry(chunk) : 0
-      while (at < data.length) {
-        if (phase === "preamble" || phase === "content") at = readContent(data, at)
-        else if (phase === "afterDelimiter") at = readAfterDelimiter(data, at)
-        else if (phase === "headers") at = readHeaders(data, at)
-        else break
-      }
-      written += chunk.length
-    },
-
-    /** Without the closing delimiter the form is incomplete (§7.1: not a readable form). */
-    end(): DescribeForm | undefined {
-      if (phase !== "epilogue") return undefined
-      const text = (name: FieldName) => fields.get(name)?.text()
-      const image = fields.get("image")
-      return {
-        image: image === undefined ? undefined : { bytes: image.bytes(), size: image.size },
-        schema: text("schema"),
-        keywords: text("keywords"),
-        context: text("context"),
-        language: text("language")
-      }
-    }
+    image: image === undefined ? undefined : { bytes: image.bytes(), size: image.size },
+    schema: text("schema"),
+    keywords: text("keywords"),
+    context: text("context"),
+    language: text("language")
   }
 }
-
-/** The `name` of a `form-data` disposition when it is a field we read (RFC 7578 §4.2). */
-const fieldNameOf = (disposition: string): FieldName | undefined => {
-  const parsed = parseHeaderValue(disposition)
-  const name = parsed.essence === "form-data" ? parsed.parameters.get("name") : undefined
-  return name !== undefined && isFieldName(name) ? name : undefined
-}
-
-const isFieldName = (name: string): name is FieldName => Object.hasOwn(caps, name)

@@ -7,6 +7,7 @@
 import { Config, ConfigError, Effect, Either, Layer, Option } from "effect"
 import type { Describer } from "./Describer.ts"
 import * as OfflineDescriber from "./OfflineDescriber.ts"
+import * as OpenAiConfig from "./openAiConfig.ts"
 import * as OpenAiDescriber from "./OpenAiDescriber.ts"
 
 export type DescriberChoice = "offline" | "openai-compatible"
@@ -46,7 +47,7 @@ const settings: Config.Config<DescriberSettings> = Config.all({
     Config.option,
     Config.map(Option.filter((choice): choice is DescriberChoice => choice !== ""))
   ),
-  modelConfigured: OpenAiDescriber.isConfigured,
+  modelConfigured: OpenAiConfig.isConfigured,
   // Any case: `NODE_ENV=Production` is as much a production deployment as `production`.
   production: Config.string("NODE_ENV").pipe(Config.withDefault(""), Config.map((env) => env.trim().toLowerCase() === "production"))
 })

@@ -4,7 +4,8 @@ import { defaultFields, type SchemaField } from "../../src/domain/describe.ts"
 import type { ImageFacts } from "../../src/domain/imageFacts.ts"
 import { limits } from "../../src/domain/limits.ts"
 import { offlineLanguages } from "../../src/domain/offlineLanguage.ts"
-import { countWords, fieldKind, parseKeywords, writeFields } from "../../src/domain/offlineText.ts"
+import { fieldKind } from "../../src/domain/offlineFieldKind.ts"
+import { countWords, parseKeywords, writeFields } from "../../src/domain/offlineText.ts"
 
 const facts: ImageFacts = {
   format: "jpeg",

@@ -1,0 +1,93 @@
+/**
+ * What stands between one part's content and the next (RFC 2046 §5.1.1): the rest of the
+ * delimiter's line, then the part's header block (RFC 7578 §4.2), collected up to the empty line
+ * that ends it and read for the one thing the form reader needs: the field the part holds.
+ */
+import { parseHeaderValue } from "./headerValue.ts"
+
+const CR = 13
+const LF = 10
+const DASH = 45
+const SPACE = 32
+const TAB = 9
+
+/**
+ * A bound of our own (§8 sets none), past which a form is not one this API reads: 16 KiB for one
+ * part's headers (and for the padding after a boundary) is what busboy and multipasta allow.
+ */
+const maxHeaderBytes = 16 * 1024
+
+/** The line after a delimiter: `--` closes the form; optional transport padding then CRLF opens a part. */
+export class DelimiterLine {
+  private read: "start" | "padding" | "dash" | "cr" = "start"
+  private padding = 0
+
+  clear(): void {
+    this.read = "start"
+    this.padding = 0
+  }
+
+  push(byte: number | undefined): "more" | "close" | "part" | "broken" {
+    if (this.read === "dash") return byte === DASH ? "close" : "broken"
+    if (this.read === "cr") return byte === LF ? "part" : "broken"
+    if (byte === DASH && this.read === "start") {
+      this.read = "dash"
+    } else if (byte === SPACE || byte === TAB) {
+      if (++this.padding > maxHeaderBytes) return "broken"
+      this.read = "padding"
+    } else if (byte === CR) {
+      this.read = "cr"
+    } else {
+      return "broken"
+    }
+    return "more"
+  }
+}
+
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true })
+
+/** A part's header block as far as it has arrived; one buffer, reused for every part. */
+export class HeaderBlock {
+  private readonly bytes = new Uint8Array(maxHeaderBytes)
+  private length = 0
+
+  clear(): void {
+    this.length = 0
+  }
+
+  /** Adds a byte: `complete` at the empty line (CRLF at the start, or CRLFCRLF). */
+  push(byte: number): "more" | "complete" | "overflow" {
+    if (this.length === maxHeaderBytes) return "overflow"
+    const header = this.bytes
+    header[this.length++] = byte
+    if (header[this.length - 1] === LF && header[this.length - 2] === CR) {
+      if (this.length === 2 || (header[this.length - 3] === LF && header[this.length - 4] === CR)) return "complete"
+    }
+    return "more"
+  }
+
+  /**
+   * The name of the field the part holds when it is one of `caps`' names; undefined for any other
+   * part; false when a line is not a header (the form is then broken).
+   */
+  fieldName<F extends string>(caps: Readonly<Record<F, number>>): F | undefined | false {
+    let name: F | undefined
+    for (const line of decoder.decode(this.bytes.subarray(0, this.length)).split("\r\n")) {
+      if (line === "") continue
+      const colon = line.indexOf(":")
+      if (colon <= 0) return false
+      if (name !== undefined || line.slice(0, colon).trim().toLowerCase() !== "content-disposition") continue
+      name = fieldNameOf(caps, line.slice(colon + 1))
+    }
+    return name
+  }
+}
+
+/** The `name` of a `form-data` disposition when it is a field we read. */
+const fieldNameOf = <F extends string>(caps: Readonly<Record<F, number>>, disposition: string): F | undefined => {
+  const parsed = parseHeaderValue(disposition)
+  const name = parsed.essence === "form-data" ? parsed.parameters.get("name") : undefined
+  return name !== undefined && isFieldOf(caps, name) ? name : undefined
+}
+
+const isFieldOf = <F extends string>(caps: Readonly<Record<F, number>>, name: string): name is F => Object.hasOwn(caps, name)
