@@ -1,7 +1,7 @@
 /**
  * The OpenAPI 3.1 document of the public API (issue 7 §5), served at `/api/openapi.json`. Every
- * error message comes from the same tables that answer requests (`errors.ts`), so the document
- * cannot drift from the responses.
+ * error message comes from the same tables that answer requests (`errors.ts`, and for `/describe`
+ * every row of `domain/describeChecks.ts`), so the document cannot drift from the responses.
  */
 import { schemaRule } from "../domain/schemaFields.ts"
 import { type CheckRow, describeChecks, type DescribeErrorOf, type DescribeErrorTag, failedCheck } from "../domain/describeChecks.ts"

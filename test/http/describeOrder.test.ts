@@ -43,6 +43,10 @@ interface Variants {
   readonly missingKey: "absent" | "basic" | "bare"
   readonly badKey: "garbage" | "truncated" | "deleted" | "notAKey" | "accountGone"
   readonly notMultipart: "json" | "noBoundary"
+  /** Past §8's 64 characters, or past what the form reader keeps of the part. */
+  readonly language: "over64" | "overCap"
+  /** Against a rule of §2.2, or past what the form reader keeps of the part. */
+  readonly badSchema: "tooManyFields" | "overCap"
   /** With a Content-Length, or chunked (a streamed body: check 3 counts it as it comes). */
   readonly framing: "length" | "chunked"
   /** The order of the form's parts. */
@@ -53,6 +57,8 @@ const plain: Variants = {
   missingKey: "absent",
   badKey: "garbage",
   notMultipart: "json",
+  language: "over64",
+  badSchema: "tooManyFields",
   framing: "length",
   parts: ["image", "schema", "keywords", "language"]
 }
@@ -60,7 +66,7 @@ const plain: Variants = {
 /** What the client must see when this fault is the first, and the usage row the request leaves. */
 interface Expected {
   readonly status: number
-  readonly error: string
+  readonly error: string | ((variants: Variants) => string)
   /** Whether the answer closes the connection (answers given before the body was read). */
   readonly closes: boolean | ((variants: Variants) => boolean)
   readonly usage: "none" | "refused" | "released"
@@ -86,7 +92,12 @@ const answers: { readonly [T in DescribeErrorTag]: Expected } = {
   NotMultipart: { status: 400, error: notMultipart, closes: false, usage: "released" },
   NoFileUploaded: { status: 400, error: "Bad Request, No file uploaded", closes: false, usage: "released" },
   LanguageTooLong: { status: 400, error: "Bad Request, language must be at most 64 characters", closes: false, usage: "released" },
-  InvalidSchema: { status: 400, error: "Invalid schema: at most 20 fields are allowed", closes: false, usage: "released" },
+  InvalidSchema: {
+    status: 400,
+    error: (v) => `Invalid schema: ${v.badSchema === "overCap" ? "the schema is too large" : "at most 20 fields are allowed"}`,
+    closes: false,
+    usage: "released"
+  },
   // The image part over 10 MB: whatever image it holds, padded.
   ImageTooLarge: { status: 413, error: imageTooLarge, closes: false, usage: "released" },
   InvalidImageFile: { status: 400, error: "Bad Request, Invalid image file", closes: false, usage: "released" },
@@ -120,7 +131,12 @@ const exclusive: ReadonlyArray<ReadonlyArray<DescribeErrorTag>> = [
 const none = Object.fromEntries(faultOrder.map((fault) => [fault, false])) as Faults
 const withFaults = (...on: ReadonlyArray<DescribeErrorTag>): Faults => ({ ...none, ...Object.fromEntries(on.map((f) => [f, true])) })
 
-const tooManyFields = JSON.stringify(Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`f${i}`, "d"])))
+const badSchemas = {
+  tooManyFields: JSON.stringify(Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`f${i}`, "d"]))),
+  // Valid JSON of one field, over the 256 KiB the reader keeps (http/multipart.ts).
+  overCap: JSON.stringify({ title: "t".repeat(256 * 1024) })
+}
+const longLanguages = { over64: "x".repeat(limits.languageLength + 1), overCap: "x".repeat(64 * 1024 + 1) }
 const manyScans = repeatedScansJpeg(
   new Uint8Array(await sharp({ create: { width: 64, height: 48, channels: 3, background: "#336699" } }).jpeg({ progressive: true }).toBuffer()),
   40
@@ -208,7 +224,7 @@ const check = (faults: Faults, variants: Variants = plain) =>
           case "image":
             return faults.NoFileUploaded ? [] : [{ name, filename: "photo.jpg", contentType: "image/jpeg", data: imageOf(faults) }]
           case "schema":
-            return faults.InvalidSchema ? [{ name, data: tooManyFields }] : []
+            return faults.InvalidSchema ? [{ name, data: badSchemas[variants.badSchema] }] : []
           case "keywords":
             return faults.GenerationFailed
               ? [{ name, data: "model-fails" }]
@@ -216,7 +232,7 @@ const check = (faults: Faults, variants: Variants = plain) =>
               ? [{ name, data: "answer-too-long" }]
               : []
           case "language":
-            return faults.LanguageTooLong ? [{ name, data: "x".repeat(limits.languageLength + 1) }] : []
+            return faults.LanguageTooLong ? [{ name, data: longLanguages[variants.language] }] : []
         }
       })
     ]
@@ -275,8 +291,10 @@ const check = (faults: Faults, variants: Variants = plain) =>
       expect((yield* c.usage).map((u) => [u.state, u.status, u.errorKind])).toEqual([["charged", 200, null]])
     } else {
       const expected = answers[first]
-      const closes = typeof expected.closes === "boolean" ? expected.closes : expected.closes({ ...variants, framing: chunked ? "chunked" : "length" })
-      expect(seen).toEqual({ status: expected.status, contentType: "application/json", body: { error: expected.error }, closes })
+      const carried: Variants = { ...variants, framing: chunked ? "chunked" : "length" }
+      const error = typeof expected.error === "string" ? expected.error : expected.error(carried)
+      const closes = typeof expected.closes === "boolean" ? expected.closes : expected.closes(carried)
+      expect(seen).toEqual({ status: expected.status, contentType: "application/json", body: { error }, closes })
       expect(yield* c.balance).toBe(faults.NoCreditLeft ? 0 : starting)
       expect((yield* c.ledger).length).toBe(faults.NoCreditLeft ? 0 : 1)
       const usage = { none: [], refused: [["refused", expected.status, first]], released: [["released", expected.status, first]] }
@@ -307,6 +325,8 @@ const variantsArbitrary: fc.Arbitrary<Variants> = fc.record({
   missingKey: fc.constantFrom("absent", "basic", "bare"),
   badKey: fc.constantFrom("garbage", "truncated", "deleted", "notAKey", "accountGone"),
   notMultipart: fc.constantFrom("json", "noBoundary"),
+  language: fc.constantFrom("over64", "overCap"),
+  badSchema: fc.constantFrom("tooManyFields", "overCap"),
   framing: fc.constantFrom("length", "chunked"),
   parts: fc.shuffledSubarray(["image", "schema", "keywords", "language"] as const, { minLength: 4, maxLength: 4 })
 })
@@ -346,7 +366,10 @@ layer(serverWith(services), { excludeTestServices: true })("POST /api/describe, 
 
   it.effect("no image and a long language: no file uploaded", () => check(withFaults("NoFileUploaded", "LanguageTooLong")))
 
-  it.effect("a long language with a bad schema: the language's 400", () => check(withFaults("LanguageTooLong", "InvalidSchema")))
+  it.effect("a long language with a bad schema: the language's 400", () =>
+    Effect.forEach(["over64", "overCap"] as const, (language) =>
+      Effect.forEach(["tooManyFields", "overCap"] as const, (badSchema) =>
+        check(withFaults("LanguageTooLong", "InvalidSchema"), { ...plain, language, badSchema }))))
 
   it.effect("a bad schema with a bad image: the schema's 400", () => check(withFaults("InvalidSchema", "InvalidImageFile")))
 
