@@ -346,7 +346,7 @@ layer(serverWith(services), { excludeTestServices: true })("POST /api/describe, 
     "a request with several faults gets the answer of the first failing check; only a 200 uses a credit",
     { faults: faultsArbitrary, variants: variantsArbitrary },
     ({ faults, variants }) => check(faults, variants),
-    { timeout: 120_000, fastCheck: { numRuns: 100 } }
+    { timeout: 180_000, fastCheck: { numRuns: 80 } }
   )
 
   it.effect("a bad key with a huge Content-Length: 401, not 413", () => check(withFaults("KeyRejected", "RequestTooLarge")))
