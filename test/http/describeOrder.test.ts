@@ -101,8 +101,8 @@ const answers: { readonly [T in DescribeErrorTag]: Expected } = {
   // The image part over 10 MB: whatever image it holds, padded.
   ImageTooLarge: { status: 413, error: imageTooLarge, closes: false, usage: "released" },
   InvalidImageFile: { status: 400, error: "Bad Request, Invalid image file", closes: false, usage: "released" },
-  ImageTooManyPixels: { status: 413, error: "Image too large: the maximum is 100 megapixels", closes: false, usage: "released" },
   ImageTooManyScans: { status: 413, error: "Image too large: the maximum is 32 scans per JPEG", closes: false, usage: "released" },
+  ImageTooManyPixels: { status: 413, error: "Image too large: the maximum is 100 megapixels", closes: false, usage: "released" },
   ImageProcessingFailed: {
     status: 500,
     error: "Image processing failed: the PNG file is truncated or corrupt",
@@ -124,7 +124,7 @@ type Faults = Readonly<Record<DescribeErrorTag, boolean>>
 
 /** Faults that set the same thing (the image's content, the model's answer): one at a time. */
 const exclusive: ReadonlyArray<ReadonlyArray<DescribeErrorTag>> = [
-  ["InvalidImageFile", "ImageTooManyPixels", "ImageTooManyScans", "ImageProcessingFailed"],
+  ["InvalidImageFile", "ImageTooManyScans", "ImageTooManyPixels", "ImageProcessingFailed"],
   ["AnswerTooLong", "GenerationFailed"]
 ]
 
