@@ -1,6 +1,7 @@
 /**
  * Every failure a request can meet, as typed errors. The HTTP edge (`src/http/errors.ts`)
- * maps each one to exactly one response of spec section 7; nothing here knows about HTTP.
+ * maps each one to exactly one response of spec section 7 (for `/describe`, from the table of its
+ * checks, `describeChecks.ts`); nothing here knows about HTTP.
  */
 import { Schema } from "effect"
 

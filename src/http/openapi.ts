@@ -1,43 +1,40 @@
 /**
  * The OpenAPI 3.1 document of the public API (issue 7 §5), served at `/api/openapi.json`. Every
- * error message comes from the same tables that answer requests (`errors.ts`), so the document
- * cannot drift from the responses.
+ * error message comes from the same tables that answer requests (`errors.ts`, and for `/describe`
+ * every row of `domain/describeChecks.ts`), so the document cannot drift from the responses.
  */
 import { schemaRule } from "../domain/schemaFields.ts"
-import {
-  AccountNotFound,
-  AnswerTooLong,
-  ApiKeyInvalid,
-  ApiKeyMalformed,
-  ApiKeyMissing,
-  ApiKeyRevoked,
-  GenerationFailed,
-  ImageTooLarge,
-  ImageTooManyPixels,
-  ImageTooManyScans,
-  InvalidImageFile,
-  InvalidSchema,
-  KeyRejected,
-  LanguageTooLong,
-  NoCreditLeft,
-  NoFileUploaded,
-  NotMultipart,
-  RequestTooLarge
-} from "../domain/errors.ts"
+import { type CheckRow, describeChecks, type DescribeErrorOf, type DescribeErrorTag, failedCheck } from "../domain/describeChecks.ts"
+import { AccountNotFound, ApiKeyInvalid, ApiKeyMalformed, ApiKeyMissing, ApiKeyRevoked, ImageTooManyPixels, ImageTooManyScans, InvalidSchema } from "../domain/errors.ts"
 import type { ApiKeyError, DescribeError } from "../domain/errors.ts"
 import { limits } from "../domain/limits.ts"
 import { maxJpegScans as maxScans, maxMegapixels } from "../services/Images.ts"
-import { describeFailure, tokensFailure } from "./errors.ts"
+import { tokensFailure } from "./errors.ts"
 
-/** One of each failure; `ImageProcessingFailed` carries a cause and is documented by its prefix. */
-const describeFailures: ReadonlyArray<DescribeError> = [
-  new ApiKeyMissing(), new KeyRejected(), new NoCreditLeft(), new RequestTooLarge(), new NotMultipart(),
-  new NoFileUploaded(), new LanguageTooLong(),
-  ...Object.values(schemaRule).map((reason) => new InvalidSchema({ reason })),
-  new InvalidImageFile(), new ImageTooLarge(), new ImageTooManyPixels({ maxMegapixels }),
-  new ImageTooManyScans({ maxScans }), new AnswerTooLong(),
-  new GenerationFailed({ reason: "failed" })
-]
+/** The tags whose message depends on the error's fields. */
+type VariableTag = { readonly [T in DescribeErrorTag]: (typeof describeChecks)[T]["message"] extends string ? never : T }[DescribeErrorTag]
+
+/**
+ * The errors behind the messages that depend on their fields, in the forms documented;
+ * `ImageProcessingFailed` carries a cause and is documented by its prefix.
+ */
+const variableFailures: { readonly [T in VariableTag]: ReadonlyArray<DescribeErrorOf<T>> } = {
+  InvalidSchema: Object.values(schemaRule).map((reason) => new InvalidSchema({ reason })),
+  ImageTooManyPixels: [new ImageTooManyPixels({ maxMegapixels })],
+  ImageTooManyScans: [new ImageTooManyScans({ maxScans })],
+  ImageProcessingFailed: []
+}
+
+/** Every describe failure's status and message, from the table of its checks. */
+const describeFailures = (Object.entries(describeChecks) as ReadonlyArray<[DescribeErrorTag, CheckRow<DescribeError>]>).flatMap(
+  ([tag, row]): ReadonlyArray<readonly [number, string]> =>
+    typeof row.message === "string"
+      ? [[row.status, row.message]]
+      : (variableFailures[tag as VariableTag] as ReadonlyArray<DescribeError>).map((error) => {
+        const { message, status } = failedCheck(error)
+        return [status, message] as const
+      })
+)
 
 const tokensFailures: ReadonlyArray<ApiKeyError> = [
   new ApiKeyMissing(), new ApiKeyInvalid(), new ApiKeyMalformed(), new ApiKeyRevoked(), new AccountNotFound()
@@ -184,7 +181,7 @@ export const openApiDocument = {
             },
             content: { "application/json": { schema: describeResult } }
           },
-          ...errorResponses(describeFailures.map(describeFailure), { 500: ["^Image processing failed: .+"] })
+          ...errorResponses(describeFailures, { 500: ["^Image processing failed: .+"] })
         }
       }
     },

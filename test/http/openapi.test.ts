@@ -1,6 +1,26 @@
 import { expect, layer } from "@effect/vitest"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Effect } from "effect"
+import { describeChecks, type DescribeErrorOf, type DescribeErrorTag, failedCheck } from "../../src/domain/describeChecks.ts"
+import {
+  AnswerTooLong,
+  ApiKeyMissing,
+  GenerationFailed,
+  ImageProcessingFailed,
+  ImageTooLarge,
+  ImageTooManyPixels,
+  ImageTooManyScans,
+  InvalidImageFile,
+  InvalidSchema,
+  KeyRejected,
+  LanguageTooLong,
+  NoCreditLeft,
+  NoFileUploaded,
+  NotMultipart,
+  RequestTooLarge,
+  UploadBudgetTimedOut,
+  UploadTimedOut
+} from "../../src/domain/errors.ts"
 import { openApiDocument } from "../../src/http/openapi.ts"
 import { Accounts } from "../../src/services/Accounts.ts"
 import { ApiKeys } from "../../src/services/ApiKeys.ts"
@@ -20,7 +40,37 @@ const conformance = (path: keyof typeof openApiDocument.paths, seen: { readonly 
   return problems(response.content["application/json"]!.schema, seen.body).map((p) => `${path} ${seen.status} ${p}`)
 }
 
+/** One failure of each kind of the table of checks (a kind left out does not compile). */
+const oneOfEach: { readonly [T in DescribeErrorTag]: DescribeErrorOf<T> } = {
+  ApiKeyMissing: new ApiKeyMissing(),
+  KeyRejected: new KeyRejected(),
+  NoCreditLeft: new NoCreditLeft(),
+  RequestTooLarge: new RequestTooLarge({ announced: true }),
+  UploadBudgetTimedOut: new UploadBudgetTimedOut(),
+  UploadTimedOut: new UploadTimedOut(),
+  NotMultipart: new NotMultipart(),
+  NoFileUploaded: new NoFileUploaded(),
+  LanguageTooLong: new LanguageTooLong(),
+  InvalidSchema: new InvalidSchema({ reason: "field names must be at most 64 characters" }),
+  ImageTooLarge: new ImageTooLarge(),
+  InvalidImageFile: new InvalidImageFile(),
+  ImageTooManyPixels: new ImageTooManyPixels({ maxMegapixels: 100 }),
+  ImageTooManyScans: new ImageTooManyScans({ maxScans: 32 }),
+  ImageProcessingFailed: new ImageProcessingFailed({ cause: "the GIF file is truncated or corrupt" }),
+  AnswerTooLong: new AnswerTooLong(),
+  GenerationFailed: new GenerationFailed({ reason: "timeout" })
+}
+
 layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("the OpenAPI document", (it) => {
+  it("documents the answer of every failure of the table of checks of /api/describe", () => {
+    expect(Object.keys(oneOfEach).sort()).toEqual(Object.keys(describeChecks).sort())
+    const undocumented = Object.values(oneOfEach).flatMap((error) => {
+      const { message, status } = failedCheck(error)
+      return conformance("/api/describe", { status, body: { error: message } }).map((problem) => `${error._tag}: ${problem}`)
+    })
+    expect(undocumented).toEqual([])
+  })
+
   it.effect("is served at /api/openapi.json and describes both endpoints, and the compatibility route", () =>
     Effect.gen(function* () {
       const response = yield* Effect.flatMap(HttpClient.HttpClient, (c) => c.execute(HttpClientRequest.get("/api/openapi.json")))

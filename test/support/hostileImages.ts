@@ -268,3 +268,20 @@ export const oneScanBufferedJpegs = (side: number): ReadonlyArray<{ readonly nam
     { name: "sequential, one scan of the first of three components", bytes: concatBytes([sequential.subarray(0, secondScan), new Uint8Array([0xff, endOfImage])]) }
   ]
 }
+
+/**
+ * A progressive JPEG in more than `scans` scans without `cjpeg`: the scans after the first of
+ * `progressive` (sharp's progression) repeated. Repeated refinement scans make it undecodable, but
+ * the scan limit refuses it from its markers, before any decoding.
+ */
+export const repeatedScansJpeg = (progressive: Uint8Array, scans: number): Uint8Array => {
+  const markers = Array.from(jpegMarkers(progressive))
+  const from = markers[markers.findIndex((marker) => marker.code === startOfScan) + 1]?.offset ?? 0
+  const to = markers.find((marker) => marker.code === endOfImage)?.offset ?? progressive.length
+  const perRound = markers.filter((marker) => marker.code === startOfScan && marker.offset >= from).length
+  return concatBytes([
+    progressive.subarray(0, from),
+    ...Array.from({ length: Math.ceil(scans / perRound) }, () => progressive.subarray(from, to)),
+    new Uint8Array([0xff, endOfImage])
+  ])
+}

@@ -4,7 +4,7 @@
  */
 import { HttpServerRequest } from "@effect/platform"
 import { Effect, Either } from "effect"
-import { describeFailure } from "../../http/errors.ts"
+import { failedCheck } from "../../domain/describeChecks.ts"
 import { describeCharged } from "../../http/routes/describe.ts"
 import { Accounts } from "../../services/Accounts.ts"
 import { Describer } from "../../services/Describer.ts"
@@ -33,7 +33,7 @@ export const tryDescribe = withSession(
     const { account } = yield* CurrentSession
     const outcome = yield* Effect.either(describeCharged(request, account.id, null, blankFieldsAbsent))
     if (Either.isRight(outcome)) return yield* showTry(200, { result: outcome.right })
-    const [status, message] = describeFailure(outcome.left)
+    const { message, status } = failedCheck(outcome.left)
     return yield* showTry(status, { failure: { status, message } })
   })
 )

@@ -9,12 +9,12 @@ import { RequestError } from "@effect/platform/HttpServerError"
 import { Cause, Duration, Effect, Exit, Metric, Option, Stream } from "effect"
 import { AppConfig } from "../../config.ts"
 import { defaultFields, type DescribeRequest, describeResultEntries, describeResultJson } from "../../domain/describe.ts"
+import { describeKeyError } from "../../domain/describeChecks.ts"
 import { contextUsed, keywordsUsed, languageUsed } from "../../domain/describeForm.ts"
 import type { DescribeError } from "../../domain/errors.ts"
 import {
   ImageTooLarge,
   InvalidSchema,
-  KeyRejected,
   LanguageTooLong,
   NoFileUploaded,
   NotMultipart,
@@ -40,12 +40,7 @@ import { note } from "../requestLog.ts"
 /** Check 1: every rejection but a missing header is the same 401 on this endpoint (§7.1). */
 const authenticate = (authorization: string | undefined) =>
   Effect.flatMap(ApiKeys, (keys) => keys.authenticate(authorization)).pipe(
-    Effect.catchTags({
-      ApiKeyInvalid: () => new KeyRejected(),
-      ApiKeyMalformed: () => new KeyRejected(),
-      ApiKeyRevoked: () => new KeyRejected(),
-      AccountNotFound: () => new KeyRejected()
-    })
+    Effect.mapError(describeKeyError)
   )
 
 /** The announced Content-Length, when it is a length. */
@@ -222,16 +217,6 @@ const resultResponse = (described: Described) =>
   })
 
 /**
- * Answers given before the body was read close the connection rather than drain the upload. A body
- * cut at 11 MB while streaming keeps it open: closing a socket with unread bytes makes the kernel
- * reset it, and the client could lose the 413 it has not read yet.
- */
-const unread = (error: DescribeError) =>
-  error._tag === "RequestTooLarge"
-    ? error.announced
-    : ["ApiKeyMissing", "KeyRejected", "NoCreditLeft", "UploadTimedOut", "UploadBudgetTimedOut"].includes(error._tag)
-
-/**
  * Checks 2 to 7 once the caller is known: a credit held, then captured or released as the request
  * ends. One pipeline for the API (a key) and the dashboard's Try it page (a session, no key, and
  * `adapt` to read an HTML form, which sends its blank fields too). Each of its waits has a deadline
@@ -258,11 +243,7 @@ export const describe = Effect.gen(function* () {
   return resultResponse(yield* describeCharged(request, account.id, key.id))
 }).pipe(
   Effect.catchAll((error) =>
-    note({ errorKind: error._tag }).pipe(Effect.as(
-      unread(error)
-        ? describeError(error).pipe(HttpServerResponse.setHeader("connection", "close"))
-        : describeError(error)
-    ))
+    note({ errorKind: error._tag }).pipe(Effect.as(describeError(error)))
   ),
   Effect.catchAllCause(unexpected("Internal Server Error")),
   Effect.withSpan("POST /api/describe")

@@ -1,0 +1,83 @@
+/**
+ * The failures of `POST /api/describe` in one table (spec §4.1, §7.1): for each, the check that
+ * fails with it (the first failing check answers), the status and message the client gets, and
+ * whether the answer closes the connection. The HTTP edge, the usage row, the OpenAPI document and
+ * the dashboard read it; a failure without a row does not compile.
+ */
+import type { ApiKeyError, ApiKeyMissing, DescribeError } from "./errors.ts"
+import { KeyRejected } from "./errors.ts"
+
+export type DescribeErrorTag = DescribeError["_tag"]
+
+export type DescribeErrorOf<T extends DescribeErrorTag> = Extract<DescribeError, { readonly _tag: T }>
+
+export interface CheckRow<E> {
+  /** Its check in the order of §4.1. */
+  readonly check: 1 | 2 | 3 | 4 | 5 | 6 | 7
+  readonly status: number
+  readonly message: string | ((error: E) => string)
+  /**
+   * Answers given before the body was read close the connection rather than drain the upload. A
+   * body cut at 11 MB while streaming keeps it open: closing a socket with unread bytes makes the
+   * kernel reset it, and the client could lose the 413 it has not read yet.
+   */
+  readonly closes: boolean | ((error: E) => boolean)
+}
+
+const imageTooLarge = "Image too large: the maximum is 10 MB"
+const notMultipart = "Bad Request, the body must be multipart/form-data"
+const serverError = "Internal Server Error"
+
+export const describeChecks = {
+  ApiKeyMissing: { check: 1, status: 401, message: "Unauthorized, missing Authorization header", closes: true },
+  KeyRejected: { check: 1, status: 401, message: "Unauthorized, invalid token", closes: true },
+  NoCreditLeft: { check: 2, status: 401, message: "Unauthorized, no credit left", closes: true },
+  RequestTooLarge: { check: 3, status: 413, message: imageTooLarge, closes: (error) => error.announced },
+  // The server's memory was busy, not the client's body wrong: retryable and uncharged (§7.3).
+  UploadBudgetTimedOut: { check: 3, status: 500, message: serverError, closes: true },
+  // A body that does not arrive in time is not a readable form (§7.1); the spec names no timeout.
+  UploadTimedOut: { check: 3, status: 400, message: notMultipart, closes: true },
+  NotMultipart: { check: 4, status: 400, message: notMultipart, closes: false },
+  NoFileUploaded: { check: 4, status: 400, message: "Bad Request, No file uploaded", closes: false },
+  // The spec leaves an over-long language open (§4.1); we refuse it in the form of the other 400s.
+  LanguageTooLong: { check: 4, status: 400, message: "Bad Request, language must be at most 64 characters", closes: false },
+  InvalidSchema: { check: 5, status: 400, message: (error) => `Invalid schema: ${error.reason}`, closes: false },
+  ImageTooLarge: { check: 6, status: 413, message: imageTooLarge, closes: false },
+  InvalidImageFile: { check: 6, status: 400, message: "Bad Request, Invalid image file", closes: false },
+  ImageTooManyPixels: {
+    check: 6,
+    status: 413,
+    message: (error) => `Image too large: the maximum is ${error.maxMegapixels} megapixels`,
+    closes: false
+  },
+  ImageTooManyScans: {
+    check: 6,
+    status: 413,
+    message: (error) => `Image too large: the maximum is ${error.maxScans} scans per JPEG`,
+    closes: false
+  },
+  ImageProcessingFailed: { check: 6, status: 500, message: (error) => `Image processing failed: ${error.cause}`, closes: false },
+  AnswerTooLong: {
+    check: 7,
+    status: 400,
+    message:
+      "Invalid schema: the requested fields need a longer answer than the API can return (about 1,500 words for all fields together), ask for fewer or shorter fields",
+    closes: false
+  },
+  GenerationFailed: { check: 7, status: 500, message: serverError, closes: false }
+} as const satisfies { readonly [T in DescribeErrorTag]: CheckRow<DescribeErrorOf<T>> }
+
+/** The row of `error`, its message and closing resolved. */
+export const failedCheck = (error: DescribeError) => {
+  const row = describeChecks[error._tag] as CheckRow<DescribeError>
+  return {
+    check: row.check,
+    status: row.status,
+    message: typeof row.message === "string" ? row.message : row.message(error),
+    closes: typeof row.closes === "boolean" ? row.closes : row.closes(error)
+  }
+}
+
+/** Check 1: every key rejection but a missing header is the same 401 on this endpoint (§7.1). */
+export const describeKeyError = (error: ApiKeyError): ApiKeyMissing | KeyRejected =>
+  error._tag === "ApiKeyMissing" ? error : new KeyRejected()
