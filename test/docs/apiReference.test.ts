@@ -1,6 +1,7 @@
 /**
  * docs/api.md lists every error of the two client endpoints, with its status, as the service
- * answers it. The messages come from the tables that answer requests (`src/http/errors.ts`, and
+ * answers it. The messages come from the tables that answer requests (`src/domain/describeChecks.ts`,
+ * `src/http/errors.ts` and
  * the schema rules of `src/domain/schemaFields.ts`), with one instance of each error tag: a tag
  * added to `DescribeError` or `ApiKeyError` without a case here does not compile.
  */
@@ -32,7 +33,8 @@ import {
 } from "../../src/domain/errors.ts"
 import { imageFormatName } from "../../src/domain/imageFormat.ts"
 import { schemaRule } from "../../src/domain/schemaFields.ts"
-import { describeFailure, tokensFailure } from "../../src/http/errors.ts"
+import { failedCheck } from "../../src/domain/describeChecks.ts"
+import { tokensFailure } from "../../src/http/errors.ts"
 import { decodeTimeoutSeconds, maxJpegScans, maxMegapixels } from "../../src/services/Images.ts"
 
 type Cases<E extends { readonly _tag: string }> = { readonly [Tag in E["_tag"]]: ReadonlyArray<Extract<E, { readonly _tag: Tag }>> }
@@ -98,7 +100,7 @@ const pixelPattern = "413 Image too large: the maximum is N megapixels"
 describe("docs/api.md", () => {
   it("lists every error of POST /api/describe, with its status, exactly as the service answers it", () => {
     const documented = documentedErrors(doc, "### Errors of POST /api/describe")
-    const answered = new Set(all(describeCases).map((error) => row(describeFailure(error))))
+    const answered = new Set(all(describeCases).map((error) => row([failedCheck(error).status, failedCheck(error).message])))
     expect([...answered].filter((message) => !documented.includes(message))).toEqual([])
     // And nothing the service no longer says.
     expect(documented.filter((message) => !answered.has(message) && message !== pixelPattern)).toEqual([])
