@@ -4,6 +4,7 @@
  */
 import { HttpServerResponse } from "@effect/platform"
 import { Cause, Effect } from "effect"
+import { describeFailure } from "../domain/describeFailures.ts"
 import type { ApiKeyError, DescribeError } from "../domain/errors.ts"
 
 type Responses<E extends { readonly _tag: string }> = {
@@ -34,40 +35,8 @@ export const tokensError = respond(tokensResponses)
 /** The status and message of a `/tokens` failure (for the OpenAPI document). */
 export const tokensFailure = lookup(tokensResponses)
 
-export const answerTooLong =
-  "Invalid schema: the requested fields need a longer answer than the API can return (about 1,500 words for all fields together), ask for fewer or shorter fields"
-
-/** §7.1, `POST /api/describe`. */
-const describeResponses: Responses<DescribeError> = {
-  ApiKeyMissing: () => [401, "Unauthorized, missing Authorization header"],
-  KeyRejected: () => [401, "Unauthorized, invalid token"],
-  NoCreditLeft: () => [401, "Unauthorized, no credit left"],
-  RequestTooLarge: () => [413, "Image too large: the maximum is 10 MB"],
-  NotMultipart: () => [400, "Bad Request, the body must be multipart/form-data"],
-  // A body that does not arrive in time is not a readable form (§7.1); the spec names no timeout.
-  UploadTimedOut: () => [400, "Bad Request, the body must be multipart/form-data"],
-  // The server's memory was busy, not the client's body wrong: retryable and uncharged (§7.3).
-  UploadBudgetTimedOut: () => [500, "Internal Server Error"],
-  NoFileUploaded: () => [400, "Bad Request, No file uploaded"],
-  // The spec leaves an over-long language open (§4.1); we refuse it in the form of the other 400s.
-  LanguageTooLong: () => [400, "Bad Request, language must be at most 64 characters"],
-  InvalidSchema: (error) => [400, `Invalid schema: ${error.reason}`],
-  InvalidImageFile: () => [400, "Bad Request, Invalid image file"],
-  ImageTooLarge: () => [413, "Image too large: the maximum is 10 MB"],
-  ImageTooManyPixels: (error) => [413, `Image too large: the maximum is ${error.maxMegapixels} megapixels`],
-  ImageTooManyScans: (error) => [413, `Image too large: the maximum is ${error.maxScans} scans per JPEG`],
-  ImageProcessingFailed: (error) => [500, `Image processing failed: ${error.cause}`],
-  AnswerTooLong: () => [400, answerTooLong],
-  GenerationFailed: () => [500, "Internal Server Error"]
-}
-
-export const describeError = respond(describeResponses)
-
-/** The status a describe failure is answered with, as recorded in its usage row. */
-export const describeStatus = (error: DescribeError) => lookup(describeResponses)(error)[0]
-
-/** The status and message of a describe failure (for the OpenAPI document and the dashboard). */
-export const describeFailure = lookup(describeResponses)
+/** §7.1, `POST /api/describe`: the domain's table (domain/describeFailures.ts) as a response. */
+export const describeError = (error: DescribeError) => errorResponse(...describeFailure(error))
 
 /** A defect or an interruption: logged with its cause, answered with the endpoint's generic 500. */
 export const unexpected = (message: string) => (cause: Cause.Cause<unknown>) =>

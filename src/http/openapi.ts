@@ -1,7 +1,7 @@
 /**
  * The OpenAPI 3.1 document of the public API (issue 7 §5), served at `/api/openapi.json`. Every
- * error message comes from the same tables that answer requests (`errors.ts`), so the document
- * cannot drift from the responses.
+ * error message comes from the same tables that answer requests (`errors.ts`,
+ * `domain/describeFailures.ts`), so the document cannot drift from the responses.
  */
 import { schemaRule } from "../domain/schemaFields.ts"
 import {
@@ -26,8 +26,9 @@ import {
 } from "../domain/errors.ts"
 import type { ApiKeyError, DescribeError } from "../domain/errors.ts"
 import { limits } from "../domain/limits.ts"
-import { maxJpegScans as maxScans, maxMegapixels } from "../services/Images.ts"
-import { describeFailure, tokensFailure } from "./errors.ts"
+import { describeFailure } from "../domain/describeFailures.ts"
+import { maxJpegScans as maxScans, maxMegapixels } from "../domain/pixelLimits.ts"
+import { tokensFailure } from "./errors.ts"
 
 /** One of each failure; `ImageProcessingFailed` carries a cause and is documented by its prefix. */
 const describeFailures: ReadonlyArray<DescribeError> = [
