@@ -176,6 +176,21 @@ layer(Images.layer)("Images.layer", (it) => {
       }))
   })
 
+  describe("memory", () => {
+    it.effect("the pixels are the scope's: whole within it, released as it closes", () =>
+      Effect.gen(function* () {
+        const bytes = yield* encode(solid(64, 48, red).png())
+        const pixels = yield* Effect.scoped(Effect.flatMap(Images, (images) => images.prepare(bytes, "an account")).pipe(
+          Effect.map((image) => {
+            expect(image.pixels.byteLength).toBe(image.width * image.height * image.channels)
+            expect(image.pixels.byteLength).toBeGreaterThan(0)
+            return image.pixels
+          })
+        ))
+        expect(pixels.byteLength).toBe(0)
+      }))
+  })
+
   describe("scaling (§8: longest side at most 1,000 px, never enlarged)", () => {
     it.effect("a wide JPEG is scaled to 1000 wide", () =>
       Effect.gen(function* () {
