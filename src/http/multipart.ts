@@ -55,7 +55,10 @@ export const parseDescribeForm = <E>(input: {
   Effect.gen(function* () {
     const boundary = boundaryOf(input.contentType)
     const parser = boundary === undefined ? undefined : makeFormParser(boundary, input.contentLength)
-    yield* Stream.runForEach(input.body, (chunk) => Effect.sync(() => parser?.write(chunk)))
+    yield* Stream.runFold(input.body, parser, (parsing, chunk) => {
+      parsing?.write(chunk)
+      return parsing
+    })
     const form = parser?.end()
     if (form === undefined) return yield* new NotMultipart()
     return form
