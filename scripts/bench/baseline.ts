@@ -45,7 +45,7 @@ const describe = async (request: Request): Promise<Response> => {
       .raw()
       .toBuffer({ resolveWithObject: true })
 
-    const result = await Effect.runPromise(Effect.either(describer.describe({
+    const result = await Effect.runPromise(Effect.either(Effect.flatten(describer.start({
       image: {
         source: {
           format: metadata.format,
@@ -64,7 +64,7 @@ const describe = async (request: Request): Promise<Response> => {
       keywords: "",
       context: "",
       language: "en"
-    })))
+    }))))
     if (Either.isLeft(result)) return error(500, "Generation failed")
     return Response.json({ ...result.right, alt_text: result.right["alternativeText"] ?? "" })
   } catch {

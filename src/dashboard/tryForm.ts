@@ -4,7 +4,7 @@
  * So on this page a blank field is an absent one: no schema means the default fields, no file
  * means `No file uploaded`, as the API answers a request without them.
  */
-import type { DescribeForm, FormText } from "../http/multipart.ts"
+import type { DescribeForm, FormText } from "../domain/describeForm.ts"
 
 const filled = (field: FormText | undefined) => (field === undefined || field.text.trim() === "" ? undefined : field)
 

@@ -1,8 +1,29 @@
-/** The text fields of a describe request (spec §4.1, §8), as pure rules. */
+/** The describe form (spec §4.1, §8) and the rules of its text fields. */
 import { Either } from "effect"
 import { LanguageTooLong } from "./errors.ts"
 import { characters } from "./schemaFields.ts"
 import { limits } from "./limits.ts"
+
+/** A text field; `truncated` when the part was longer than its cap (`text` is its first bytes). */
+export interface FormText {
+  readonly text: string
+  readonly truncated: boolean
+}
+
+/** The image part: `size` counts all its bytes, `bytes` keeps at most `limits.imageBytes + 1`. */
+export interface FormFile {
+  readonly bytes: Uint8Array
+  readonly size: number
+}
+
+/** The fields of §4.1 the service reads; for each, the first part with that name. */
+export interface DescribeForm {
+  readonly image: FormFile | undefined
+  readonly schema: FormText | undefined
+  readonly keywords: FormText | undefined
+  readonly context: FormText | undefined
+  readonly language: FormText | undefined
+}
 
 /** The first `count` characters (code points, never half a surrogate pair). */
 export const firstCharacters = (text: string, count: number) => {
@@ -23,14 +44,20 @@ export const keywordsUsed = (keywords: string | undefined) => firstCharacters(ke
 /** §8: only the first 1,000 characters of `context` are used. */
 export const contextUsed = (context: string | undefined) => firstCharacters(context ?? "", limits.contextLength).trim()
 
-export const defaultLanguage = "en"
+const defaultLanguage = "en"
+
+/** §4.1: English (`en`) when absent; a blank value counts as absent. */
+export const languageOrDefault = (language: string | undefined) => (language ?? "").trim() || defaultLanguage
 
 /**
  * §4.1: a code or a name of at most 64 characters, English when absent or blank. The spec leaves
  * a longer value open; we refuse it rather than guess (a truncated language name means nothing).
  */
 export const languageUsed = (language: string | undefined): Either.Either<string, LanguageTooLong> => {
-  const value = (language ?? "").trim()
-  if (value === "") return Either.right(defaultLanguage)
+  const value = languageOrDefault(language)
   return characters(value) > limits.languageLength ? Either.left(new LanguageTooLong()) : Either.right(value)
 }
+
+/** The form's `language`: one cut at its cap (far over 64 characters) is too long, blank or not. */
+export const formLanguage = (field: FormText | undefined): Either.Either<string, LanguageTooLong> =>
+  field?.truncated === true ? Either.left(new LanguageTooLong()) : languageUsed(field?.text)

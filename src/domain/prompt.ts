@@ -12,7 +12,7 @@ import { Either, Schema } from "effect"
 import type { ParseError } from "effect/ParseResult"
 import type { DescribeRequest, DescribeResult, SchemaFields } from "./describe.ts"
 import { limits } from "./limits.ts"
-import { defaultLanguage } from "./describeForm.ts"
+import { languageOrDefault } from "./describeForm.ts"
 import { guardAltText } from "./altTextGuard.ts"
 
 /** The part of a describe request the prompt depends on. */
@@ -22,9 +22,6 @@ export type PromptRequest = Omit<DescribeRequest, "image">
 export const answerSchemaName = "image_metadata"
 
 const quoted = (value: string) => JSON.stringify(value)
-
-/** §4.1: English (`en`) when absent; a blank value counts as absent. */
-const languageOf = (language: string) => language.trim() || defaultLanguage
 
 /** A block of user data: one JSON string between markers, or nothing when empty. */
 const dataBlock = (label: string, value: string): ReadonlyArray<string> =>
@@ -58,7 +55,7 @@ export const promptText = (request: PromptRequest): string => {
     "Each line gives a key, then what to write for it (both JSON strings):",
     ...request.fields.map((field) => `- ${quoted(field.name)}: ${quoted(field.description)}`),
     "",
-    `Write every value in this language (a language code or name): ${quoted(languageOf(request.language))}.`,
+    `Write every value in this language (a language code or name): ${quoted(languageOrDefault(request.language))}.`,
     `Keep all values together under about ${limits.answerWords} words.`,
     "",
     ...writingRules,

@@ -2,12 +2,7 @@
  * The bytes kept of one form part (multipart.ts): the first `cap` of them and the count of all,
  * so a part is measured to its end while what is held stays bounded whatever the client sends.
  */
-
-/** A text field; `truncated` when the part was longer than its cap (`text` is its first bytes). */
-export interface FormText {
-  readonly text: string
-  readonly truncated: boolean
-}
+import type { FormText } from "../domain/describeForm.ts"
 
 const KiB = 1024
 

@@ -41,9 +41,6 @@ export const describeError = (error: DescribeError) => {
   return errorResponse(status, message, closes ? { connection: "close" } : undefined)
 }
 
-/** The status a describe failure is answered with, as recorded in its usage row. */
-export const describeStatus = (error: DescribeError) => failedCheck(error).status
-
 /** A defect or an interruption: logged with its cause, answered with the endpoint's generic 500. */
 export const unexpected = (message: string) => (cause: Cause.Cause<unknown>) =>
   Effect.logError("unexpected failure", cause).pipe(Effect.as(errorResponse(500, message)))

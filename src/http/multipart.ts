@@ -1,7 +1,7 @@
 /**
- * The streaming reader of the `POST /api/describe` form: checks 3 and 4 of spec §4.1, with the
- * limits of §8. The body is counted as it streams and never held whole; what is kept is bounded by
- * the caps below, whatever the client sends.
+ * The streaming reader of the `POST /api/describe` form: check 4 of spec §4.1, with the limits of
+ * §8 (http/upload.ts counts the body, check 3). The body is never held whole; what is kept is
+ * bounded by the caps below, whatever the client sends.
  *
  * The multipart/form-data parser (RFC 2046 §5.1.1, RFC 7578) is our own, small state machine
  * (multipartParser.ts, keeping each part in a cappedBytes.ts collector).
@@ -10,28 +10,12 @@
  * and keeps buffering a field after its size limit has fired.
  */
 import { Effect, Stream } from "effect"
-import { NotMultipart, RequestTooLarge } from "../domain/errors.ts"
+import type { DescribeForm } from "../domain/describeForm.ts"
+import { NotMultipart } from "../domain/errors.ts"
 import { limits } from "../domain/limits.ts"
-import type { CappedBytes, FormText } from "./cappedBytes.ts"
+import type { CappedBytes } from "./cappedBytes.ts"
 import { parseHeaderValue } from "./headerValue.ts"
 import { makeFormParser } from "./multipartParser.ts"
-
-export type { FormText } from "./cappedBytes.ts"
-
-/** The image part: `size` counts all its bytes, `bytes` keeps at most `limits.imageBytes + 1`. */
-export interface FormFile {
-  readonly bytes: Uint8Array
-  readonly size: number
-}
-
-/** The fields of §4.1 the service reads; for each, the first part with that name. */
-export interface DescribeForm {
-  readonly image: FormFile | undefined
-  readonly schema: FormText | undefined
-  readonly keywords: FormText | undefined
-  readonly context: FormText | undefined
-  readonly language: FormText | undefined
-}
 
 const KiB = 1024
 
@@ -54,31 +38,21 @@ const caps = {
 type FieldName = keyof typeof caps
 
 /**
- * Reads the form from the body. Fails with `RequestTooLarge` as soon as more than
- * `limits.bodyBytes` have arrived, and stops reading there; that check comes before the form's
- * (§4.1: 3 before 4), so a body that is not a form, or a broken one, is still counted to its end
- * (without keeping it) before `NotMultipart` answers.
+ * Reads the form from the body, which the caller has bounded (check 3, http/upload.ts): without a
+ * complete, well-framed form it is read to its end, keeping nothing, before `NotMultipart`.
  */
-export const readDescribeForm = <E>(input: {
+export const parseDescribeForm = <E>(input: {
   readonly contentType: string | undefined
   /** The announced Content-Length, if any: parts are then allocated once, at their final size. */
   readonly contentLength?: number | undefined
   readonly body: Stream.Stream<Uint8Array, E>
-}): Effect.Effect<DescribeForm, RequestTooLarge | NotMultipart | E> =>
+}): Effect.Effect<DescribeForm, NotMultipart | E> =>
   Effect.gen(function* () {
     const boundary = boundaryOf(input.contentType)
     const parser = boundary === undefined ? undefined : makeFormParser(boundary, input.contentLength, caps)
-    const received = yield* Stream.runFoldWhile(
-      input.body,
-      0,
-      (received) => received <= limits.bodyBytes,
-      (received, chunk) => {
-        const total = received + chunk.length
-        if (total <= limits.bodyBytes) parser?.write(chunk)
-        return total
-      }
-    )
-    if (received > limits.bodyBytes) return yield* new RequestTooLarge()
+    yield* Stream.runForEachChunk(input.body, (chunks) => Effect.sync(() => {
+      for (const chunk of chunks) parser?.write(chunk)
+    }))
     const fields = parser?.end()
     if (fields === undefined) return yield* new NotMultipart()
     return describeFormOf(fields)

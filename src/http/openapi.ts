@@ -8,7 +8,7 @@ import { type CheckRow, describeChecks, type DescribeErrorOf, type DescribeError
 import { AccountNotFound, ApiKeyInvalid, ApiKeyMalformed, ApiKeyMissing, ApiKeyRevoked, ImageTooManyPixels, ImageTooManyScans, InvalidSchema } from "../domain/errors.ts"
 import type { ApiKeyError, DescribeError } from "../domain/errors.ts"
 import { limits } from "../domain/limits.ts"
-import { maxJpegScans as maxScans, maxMegapixels } from "../services/Images.ts"
+import { maxJpegScans as maxScans, maxMegapixels } from "../domain/pixelLimits.ts"
 import { tokensFailure } from "./errors.ts"
 
 /** The tags whose message depends on the error's fields. */

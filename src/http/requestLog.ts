@@ -5,25 +5,10 @@
  * or a body.
  */
 import { HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Clock, Context, Effect, Metric, Option, Ref } from "effect"
+import { Clock, Effect, Metric, Ref } from "effect"
 import { requestIdAnnotation } from "../domain/requestId.ts"
 import { requests, requestSeconds } from "../metrics.ts"
-
-export interface RequestFacts {
-  readonly errorKind?: string
-  readonly modelLatencyMs?: number
-  readonly imageBytes?: number
-  readonly creditsAfter?: number
-}
-
-/** What the route has noted about the request so far. */
-export class RequestNotes extends Context.Tag("RequestNotes")<RequestNotes, Ref.Ref<RequestFacts>>() {}
-
-/** Adds facts to the request's log line; does nothing outside a request. */
-export const note = (facts: RequestFacts) =>
-  Effect.serviceOption(RequestNotes).pipe(
-    Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: (notes) => Ref.update(notes, (all) => ({ ...all, ...facts })) }))
-  )
+import { type RequestFacts, RequestNotes } from "../requestNotes.ts"
 
 const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/
 

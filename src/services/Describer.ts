@@ -1,7 +1,7 @@
 /**
- * The describer port (issue 3 §7): turns a prepared image and the requested fields into one
- * string per field, or a typed failure. Layers: `OfflineDescriber` (embedded default),
- * `OpenAiDescriber` (any OpenAI-compatible endpoint), and `Describer.scripted` for tests.
+ * The describer port: turns a prepared image and the requested fields into one string per field,
+ * or a typed failure. Layers: `OfflineDescriber` (embedded default), `OpenAiDescriber` (any
+ * OpenAI-compatible endpoint), and `Describer.scripted` for tests.
  */
 import { Context, Effect, Layer } from "effect"
 import type { DescribeRequest, DescribeResult } from "../domain/describe.ts"
@@ -28,35 +28,52 @@ export interface DescriberShape extends DescriberIdentity {
   /** Human-readable name printed at start-up, e.g. `offline` or `openai-compatible (gpt-4o-mini)`. */
   readonly name: string
   /**
-   * The describer's work on the pixels (the model's JPEG, the offline describer's facts), giving
-   * back the generation, which holds none of them. The route lets the pixels go in between: a
-   * request waiting seconds on a model then holds its request to the model (the JPEG as base64,
-   * tens of KB), not 2 to 3 MB of pixels.
-   * The route runs the start uninterruptibly (libvips work cannot be cancelled), so it is short
-   * CPU work; any waiting belongs to the generation.
+   * The describer's work on the pixels, giving back the generation, which holds none of them
+   * (`Describer.make`). The pixels are released in between: a request waiting seconds on a model
+   * then holds its request to the model (the JPEG as base64, tens of KB), not 2 to 3 MB of pixels.
+   * It runs uninterruptibly (libvips work cannot be cancelled), so it is short CPU work; any
+   * waiting belongs to the generation.
    */
   readonly start: (request: DescribeRequest) => Effect.Effect<Generation, DescriberError>
-  /** Both steps, for callers that hold the image anyway. */
-  readonly describe: (request: DescribeRequest) => Effect.Effect<DescribeResult, DescriberError>
+}
+
+/** `T` with every byte buffer in it, at any depth, made `never`: a type that cannot hold pixels. */
+export type WithoutBytes<T> = T extends ArrayBufferView | ArrayBufferLike ? never
+  : T extends object ? { readonly [K in keyof T]: WithoutBytes<T[K]> }
+  : T
+
+/** Accepts an `Input` only when no byte buffer hides in it. */
+type PixelFree<Input> = [Input] extends [WithoutBytes<Input>] ? unknown : "the model input must not hold pixels"
+
+/** A describer's two steps, `Input` being what the model needs of a request: never its pixels. */
+export interface DescriberSteps<Input> {
+  /** Reads the pixels (the model's JPEG, the offline describer's facts) into the model input. */
+  readonly start: (request: DescribeRequest) => Effect.Effect<Input, DescriberError>
+  /** Sees the model input alone: the pixels are gone by the time it runs. */
+  readonly generate: (input: Input) => Generation
 }
 
 export class Describer extends Context.Tag("Describer")<Describer, DescriberShape>() {
   /** A test's describer (no identity given) is `scripted` and writes the language it is asked for. */
-  static make = (
+  static make = <Input>(
     name: string,
-    start: DescriberShape["start"],
+    steps: DescriberSteps<Input> & PixelFree<Input>,
     identity: DescriberIdentity = { kind: "scripted", writtenLanguage: languageTag }
-  ): DescriberShape => Describer.of({ name, ...identity, start, describe: (request) => Effect.flatten(start(request)) })
+  ): DescriberShape =>
+    Describer.of({ name, ...identity, start: (request) => Effect.map(steps.start(request), steps.generate) })
 
   /**
    * Test layer: each call runs `answer` with the request as the generation, so a test scripts
-   * values, failures, delays (with `TestClock` or real time) and counts calls. The effect is built
-   * at the start; whatever it reads of the request when it runs, it reads after the route let the
-   * pixels go.
+   * values, failures, delays (with `TestClock` or real time) and counts calls. It runs after the
+   * pixels are gone, so it sees the request without its image.
    */
   static scripted = (
-    answer: (request: DescribeRequest) => Effect.Effect<DescribeResult, DescriberError>
-  ): Layer.Layer<Describer> => Layer.succeed(Describer, Describer.make("scripted", (request) => Effect.succeed(answer(request))))
+    answer: (request: Omit<DescribeRequest, "image">) => Generation
+  ): Layer.Layer<Describer> =>
+    Layer.succeed(Describer, Describer.make("scripted", {
+      start: ({ image: _image, ...request }) => Effect.succeed(request),
+      generate: answer
+    }))
 
   /** Test layer answering every field with `"<field name> value"`. */
   static echo: Layer.Layer<Describer> = Describer.scripted((request) =>

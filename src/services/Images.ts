@@ -3,85 +3,26 @@
  * or one of the image errors of §7.1. Layers: `Images.layer` (sharp/libvips) and, for tests,
  * `Images.scripted` and `Images.fixed`.
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, type Scope } from "effect"
 import sharp, { type SharpOptions } from "sharp"
 import type { ImageFormat, PreparedImage } from "../domain/describe.ts"
 import type { ImageError } from "../domain/errors.ts"
 import { ImageProcessingFailed, ImageTooLarge, ImageTooManyPixels, ImageTooManyScans, InvalidImageFile } from "../domain/errors.ts"
 import { detectImageFormat, imageFormatName } from "../domain/imageFormat.ts"
-import { jpegFrame, jpegScanComponents } from "../domain/jpegMarkers.ts"
-import { pngHeader } from "../domain/pngHeader.ts"
+import { jpegScanComponents } from "../domain/jpegMarkers.ts"
+import { maxJpegScans, maxPixels, pixelLimitOf } from "../domain/pixelLimits.ts"
 import { limits } from "../domain/limits.ts"
 import { makeFairPermits } from "./fairPermits.ts"
+import { releaseNow } from "./memory.ts"
 
 export interface ImagesShape {
   /**
    * Check 6 of spec §4.1: turns the uploaded bytes into the one PreparedImage the describer
-   * receives. `owner` (the account) bounds how many decodes one caller holds at once.
+   * receives. `owner` (the account) bounds how many decodes one caller holds at once. The pixels
+   * are the scope's: released when it closes, so nothing may read them after.
    */
-  readonly prepare: (bytes: Uint8Array, owner: string) => Effect.Effect<PreparedImage, ImageError>
+  readonly prepare: (bytes: Uint8Array, owner: string) => Effect.Effect<PreparedImage, ImageError, Scope.Scope>
 }
-
-/**
- * Decompression-bomb guard: a frame over 100 megapixels is refused from its header, before any
- * pixel is decoded. Photographs take roughly 1.5 to 3 bits per pixel, so a 10 MB photo holds some
- * 25 to 55 megapixels; 100 leaves room for panoramas and low-quality files, while far more pixels
- * in so few bytes means flat, highly compressible data, the shape of a bomb. At the limit the whole
- * process peaked at about 120 MB resident (measured with sharp 0.35.5 on a 10,000 x 10,000 PNG,
- * EXIF-rotated or not), since libvips streams the decode into the resize. Only the first frame is
- * decoded, so the frame count does not multiply the cost. Files that cannot be streamed have a
- * lower limit (`maxWholeImageBytes`).
- */
-export const maxMegapixels = 100
-const maxPixels = maxMegapixels * 1_000_000
-
-/**
- * Memory an image decoded whole before its first row comes out may take. libjpeg decodes a JPEG
- * into a buffer of all its coefficients, 2 bytes per sample, when its frame is progressive or its
- * scans are not one scan of all its components (a scan of fewer leaves the rest to later scans),
- * even when there is only one scan: 200 MB for 100 megapixels of grey, 300 MB in colour at 4:2:0
- * (measured: the process grew by 185 and 290 MB), 600 MB at 4:4:4. An interlaced (Adam7) PNG is
- * decoded whole, each pass covering the image, into its own format: 800 MB for 100 megapixels of
- * 16-bit RGBA (measured: +895 MB; +155 MB non-interlaced). A GIF is drawn onto a canvas of its
- * whole screen, 4 bytes a pixel (measured: +475 MB at 100 megapixels, +250 MB at 49). 200 MB keeps
- * such a file within what a 100-megapixel grey one takes, so its pixel limit is lower when it has
- * more bytes a pixel: for a JPEG 66 megapixels at 4:2:0, 33 at 4:4:4; for an interlaced PNG 66 in
- * 8-bit RGB, 50 in RGBA, 25 in 16-bit RGBA; 50 for a GIF. A baseline JPEG, a non-interlaced PNG
- * and a WebP stream their rows and keep the common limit.
- */
-const maxWholeImageBytes = 200_000_000
-
-/** The pixel limit of an image whose decoded pixels take `bytesPerPixel` and are all held at once. */
-const wholeImageLimit = (bytesPerPixel: number) => Math.min(maxPixels, maxWholeImageBytes / bytesPerPixel)
-
-/**
- * The pixel limit of this file: the common one, lower for what is decoded whole
- * (`maxWholeImageBytes`). `scans` holds each JPEG scan's component count. A JPEG whose frame
- * cannot be read is held to the strictest JPEG limit: the decoder refuses it anyway.
- */
-const pixelLimitOf = (bytes: Uint8Array, format: ImageFormat, scans: ReadonlyArray<number>): number => {
-  if (format === "jpeg") {
-    const frame = jpegFrame(bytes)
-    if (frame === undefined) return wholeImageLimit(2 * 3)
-    const buffered = frame.progressive || scans.length > 1 || scans.some((components) => components < frame.components)
-    return buffered ? wholeImageLimit(2 * frame.samplesPerPixel) : maxPixels
-  }
-  if (format === "png") {
-    const header = pngHeader(bytes)
-    return header?.interlaced === true ? wholeImageLimit(header.channels * header.bytesPerSample) : maxPixels
-  }
-  // libnsgif draws each frame onto an RGBA canvas of the whole screen, interlaced or not.
-  return format === "gif" ? wholeImageLimit(4) : maxPixels
-}
-
-/**
- * Scans a JPEG may have. Each scan of a progressive JPEG is a pass over every block of the image,
- * so the scans multiply the decoding time: a flat 100-megapixel JPEG of 700 scans (300 KB) took
- * 44 s to decode. Encoders write 1 (baseline) to about 12 (libjpeg's progression writes 10 for
- * colour, 6 for grey); 32 leaves room for hand-tuned scripts while bounding the worst case to
- * some 32 passes. Counted from the markers, before libvips sees the file.
- */
-export const maxJpegScans = 32
 
 /**
  * Wall time one decode may take. libvips checks it between regions of output, so it cuts short
@@ -203,7 +144,7 @@ const make = Effect.gen(function* () {
   yield* Effect.sync(configureSharp)
   const permits = yield* makeFairPermits(decodeSlots, parallelImages)
 
-  const prepare = (bytes: Uint8Array, owner: string): Effect.Effect<PreparedImage, ImageError> =>
+  const prepare = (bytes: Uint8Array, owner: string): Effect.Effect<PreparedImage, ImageError, Scope.Scope> =>
     Effect.gen(function* () {
       // Cheap checks first: size, then signature (§7.1 `Invalid image file`), before libvips.
       if (bytes.length > limits.imageBytes) return yield* new ImageTooLarge()
@@ -216,11 +157,15 @@ const make = Effect.gen(function* () {
       const pixelLimit = pixelLimitOf(bytes, format.value, scans)
       // libvips work cannot be cancelled: it runs to its end while holding the permit, so the
       // permits count exactly the images in memory even when the request is interrupted.
-      return yield* permits.withPermit(owner)(Effect.uninterruptible(decode(bytes, format.value, pixelLimit)))
+      return yield* permits.withPermit(owner)(scopedPixels(decode(bytes, format.value, pixelLimit)))
     }).pipe(Effect.withSpan("Images.prepare", { attributes: { "image.bytes": bytes.length } }))
 
   return { prepare } satisfies ImagesShape
 })
+
+/** An image whose pixels are released as the scope closes; made uninterruptibly. */
+const scopedPixels = <E>(acquire: Effect.Effect<PreparedImage, E>) =>
+  Effect.acquireRelease(acquire, (image) => releaseNow(image.pixels))
 
 export class Images extends Context.Tag("Images")<Images, ImagesShape>() {
   /** sharp/libvips; sets the process-wide libvips settings when built. */
@@ -228,12 +173,14 @@ export class Images extends Context.Tag("Images")<Images, ImagesShape>() {
 
   /**
    * Test layer: each call runs `answer` with the uploaded bytes. Each answer gets pixels of its
-   * own, as from the real layer: the describe route releases them once the describer has started.
+   * own, released with the scope, as from the real layer.
    */
   static scripted = (
     answer: (bytes: Uint8Array) => Effect.Effect<PreparedImage, ImageError>
   ): Layer.Layer<Images> =>
-    Layer.succeed(Images, { prepare: (bytes) => Effect.map(answer(bytes), (image) => ({ ...image, pixels: new Uint8Array(image.pixels) })) })
+    Layer.succeed(Images, {
+      prepare: (bytes) => scopedPixels(Effect.map(answer(bytes), (image) => ({ ...image, pixels: new Uint8Array(image.pixels) })))
+    })
 
   /** Test layer answering every upload with `image`. */
   static fixed = (image: PreparedImage): Layer.Layer<Images> => Images.scripted(() => Effect.succeed(image))

@@ -13,18 +13,19 @@ import { Describer } from "./Describer.ts"
 
 export const layer: Layer.Layer<Describer> = Layer.succeed(
   Describer,
-  // All its work is on the pixels, so the generation is the answer itself.
-  Describer.make("offline", (request) =>
-    Effect.sync(() =>
-      Effect.succeed(writeFields({
+  // All its work is on the pixels: the start measures them, the generation writes from the facts.
+  Describer.make("offline", {
+    start: (request) =>
+      Effect.sync(() => ({
         facts: imageFacts(request.image),
         fields: request.fields,
         keywords: request.keywords,
         language: request.language
-      }))
-    ).pipe(
-      Effect.withSpan("OfflineDescriber.describe", {
-        attributes: { fields: request.fields.length, language: request.language }
-      })
-    ), { kind: "offline", writtenLanguage: (requested) => offlineLanguageTag[resolveLanguage(requested)] })
+      })).pipe(
+        Effect.withSpan("OfflineDescriber.describe", {
+          attributes: { fields: request.fields.length, language: request.language }
+        })
+      ),
+    generate: (input) => Effect.succeed(writeFields(input))
+  }, { kind: "offline", writtenLanguage: (requested) => offlineLanguageTag[resolveLanguage(requested)] })
 )

@@ -82,12 +82,16 @@ export const make = (settings: OpenAiConfig): DescriberShape => {
     max_completion_tokens: settings.maxOutputTokens
   })
 
-  return Describer.make(`openai-compatible (${endpointOf(settings)})`, (request) =>
-    Effect.gen(function* () {
-      const jpeg = yield* encodeJpeg(request.image)
-      yield* Metric.incrementBy(imageBytesToModel, jpeg.byteLength)
-      return generation(body(request, `data:image/jpeg;base64,${jpeg.toString("base64")}`), request.fields, jpeg.byteLength)
-    }).pipe(Effect.withSpan("OpenAiDescriber.encode")), { kind: "openai-compatible", writtenLanguage: languageTag })
+  return Describer.make(`openai-compatible (${endpointOf(settings)})`, {
+    start: (request) =>
+      Effect.gen(function* () {
+        const jpeg = yield* encodeJpeg(request.image)
+        yield* Metric.incrementBy(imageBytesToModel, jpeg.byteLength)
+        const payload = body(request, `data:image/jpeg;base64,${jpeg.toString("base64")}`)
+        return { payload, fields: request.fields, imageBytes: jpeg.byteLength }
+      }).pipe(Effect.withSpan("OpenAiDescriber.encode")),
+    generate: ({ payload, fields, imageBytes }) => generation(payload, fields, imageBytes)
+  }, { kind: "openai-compatible", writtenLanguage: languageTag })
 }
 
 /** The settings `make` takes, here too for callers that build the describer themselves (the benchmarks). */

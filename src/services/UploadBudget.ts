@@ -3,7 +3,7 @@
  * request holds its body's bytes from the budget until its image is prepared; past that, only the
  * small prepared image is kept while the model works. A body with a Content-Length takes its whole
  * length before a byte is read, and waits for it unread, its bytes left in the kernel's buffers;
- * that wait has a deadline of its own (routes/describe.ts). A chunked body takes its bytes as they
+ * that wait has a deadline of its own (http/upload.ts). A chunked body takes its bytes as they
  * arrive, within the upload deadline, so a client trickling one holds only what it has sent. Keys
  * and credits are checked before either (§4.1 checks 1 and 2): only callers with credit ever hold
  * the budget.

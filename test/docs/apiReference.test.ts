@@ -35,7 +35,8 @@ import { imageFormatName } from "../../src/domain/imageFormat.ts"
 import { schemaRule } from "../../src/domain/schemaFields.ts"
 import { failedCheck } from "../../src/domain/describeChecks.ts"
 import { tokensFailure } from "../../src/http/errors.ts"
-import { decodeTimeoutSeconds, maxJpegScans, maxMegapixels } from "../../src/services/Images.ts"
+import { maxJpegScans, maxMegapixels } from "../../src/domain/pixelLimits.ts"
+import { decodeTimeoutSeconds } from "../../src/services/Images.ts"
 
 type Cases<E extends { readonly _tag: string }> = { readonly [Tag in E["_tag"]]: ReadonlyArray<Extract<E, { readonly _tag: Tag }>> }
 

@@ -11,6 +11,7 @@ import { customer, error, jpeg, png, postDescribe, serverPort } from "../support
 import { multipartBody, multipartContentType } from "../support/multipartBody.ts"
 import { requestHead, sendRaw } from "../support/rawHttp.ts"
 import { forgeKey } from "../support/keys.ts"
+import { preparedCopy } from "../support/describer.ts"
 import { serverWith } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
 
@@ -284,20 +285,25 @@ describe("POST /api/describe, a client that goes away", () => {
 describe("POST /api/describe, pixels while the model works", () => {
   it.live("the describer starts on the pixels; they are released before the model's part runs, and when the start fails", () =>
     Effect.gen(function* () {
-      const image = yield* Images.pipe(Effect.flatMap((images) => images.prepare(jpeg, "an account")), Effect.provide(Images.layer), Effect.orDie)
+      const image = yield* preparedCopy(jpeg).pipe(Effect.provide(Images.layer), Effect.orDie)
       const pixelsAtStart: Array<number> = []
       const pixelsAtModel: Array<number> = []
       const started: Array<Uint8Array> = []
-      const twoSteps = Layer.succeed(Describer, Describer.make("two steps", (request) =>
-        Effect.gen(function* () {
-          started.push(request.image.pixels)
-          pixelsAtStart.push(request.image.pixels.byteLength)
-          if (request.keywords === "start-fails") return yield* new GenerationFailed({ reason: "failed" })
-          return Effect.sync(() => {
-            pixelsAtModel.push(request.image.pixels.byteLength)
-            return Object.fromEntries(request.fields.map((f) => [f.name, "ok"]))
+      // The generation cannot be handed the pixels (Describer.make): it looks them up by the start's index.
+      const twoSteps = Layer.succeed(Describer, Describer.make("two steps", {
+        start: (request) =>
+          Effect.gen(function* () {
+            started.push(request.image.pixels)
+            pixelsAtStart.push(request.image.pixels.byteLength)
+            if (request.keywords === "start-fails") return yield* new GenerationFailed({ reason: "failed" })
+            return { fields: request.fields, startIndex: started.length - 1 }
+          }),
+        generate: ({ fields, startIndex }) =>
+          Effect.sync(() => {
+            pixelsAtModel.push(started[startIndex]?.byteLength ?? -1)
+            return Object.fromEntries(fields.map((f) => [f.name, "ok"]))
           })
-        })))
+      }))
       yield* Effect.gen(function* () {
         const c = yield* customer(2)
         expect((yield* postDescribe({ image: jpeg }, c.token)).status).toBe(200)
@@ -316,13 +322,15 @@ describe("POST /api/describe, pixels while the client goes away", () => {
     Effect.gen(function* () {
       const entered = yield* Deferred.make<void>()
       const pixelsAtEndOfStart: Array<number> = []
-      const slowStart = Layer.succeed(Describer, Describer.make("slow start", (request) =>
-        Deferred.succeed(entered, undefined).pipe(
-          // Like libvips encoding the JPEG: work in flight that nothing can stop.
-          Effect.zipRight(Effect.promise(() => Bun.sleep(300))),
-          Effect.zipRight(Effect.sync(() => pixelsAtEndOfStart.push(request.image.pixels.byteLength))),
-          Effect.as(Effect.never)
-        )))
+      const slowStart = Layer.succeed(Describer, Describer.make("slow start", {
+        start: (request) =>
+          Deferred.succeed(entered, undefined).pipe(
+            // Like libvips encoding the JPEG: work in flight that nothing can stop.
+            Effect.zipRight(Effect.promise(() => Bun.sleep(300))),
+            Effect.zipRight(Effect.sync(() => pixelsAtEndOfStart.push(request.image.pixels.byteLength)))
+          ),
+        generate: () => Effect.never
+      }))
       yield* Effect.gen(function* () {
         const c = yield* customer(1)
         yield* describeUntil(c.token, entered)
@@ -338,7 +346,7 @@ describe("POST /api/describe, pixels while the client goes away", () => {
 describe("POST /api/describe, UPLOAD_MEMORY_MB", () => {
   it.live("an upload's body is freed once its image is prepared, before the model is called", () =>
     Effect.gen(function* () {
-      const image = yield* Images.pipe(Effect.flatMap((images) => images.prepare(jpeg, "an account")), Effect.provide(Images.layer), Effect.orDie)
+      const image = yield* preparedCopy(jpeg).pipe(Effect.provide(Images.layer), Effect.orDie)
       const received: Array<Uint8Array> = []
       const lengthsAtPrepare: Array<number> = []
       const bodyLengthsAtModel: Array<number> = []
@@ -364,7 +372,7 @@ describe("POST /api/describe, UPLOAD_MEMORY_MB", () => {
     Effect.gen(function* () {
       const inFlight = yield* Ref.make(0)
       const most = yield* Ref.make(0)
-      const image = yield* Images.pipe(Effect.flatMap((images) => images.prepare(jpeg, "an account")), Effect.provide(Images.layer), Effect.orDie)
+      const image = yield* preparedCopy(jpeg).pipe(Effect.provide(Images.layer), Effect.orDie)
       const counting = Images.scripted(() =>
         Ref.updateAndGet(inFlight, (n) => n + 1).pipe(
           Effect.flatMap((n) => Ref.update(most, (m) => Math.max(m, n))),

@@ -15,6 +15,7 @@ import { pgliteWith } from "../support/database.ts"
 import { customer, jpeg, serverPort } from "../support/describe.ts"
 import { multipartBody, multipartContentType } from "../support/multipartBody.ts"
 import { type RawResponse, requestHead, sendRaw } from "../support/rawHttp.ts"
+import { preparedCopy } from "../support/describer.ts"
 import { serverWith } from "../support/server.ts"
 
 const MB = 1024 * 1024
@@ -35,7 +36,7 @@ const seen = (response: RawResponse) => `${response.status} ${response.body} con
 
 it.live("one account's uploads hold at most its share: another account's is answered meanwhile; its own waiting ones get a 500 at the deadline, uncharged", () =>
   Effect.gen(function* () {
-    const image = yield* Images.pipe(Effect.flatMap((images) => images.prepare(jpeg, "an account")), Effect.provide(Images.layer), Effect.orDie)
+    const image = yield* preparedCopy(jpeg).pipe(Effect.provide(Images.layer), Effect.orDie)
     // The largest image holds its body's bytes from the budget while it is prepared, until the test
     // lets it go: as long as a slow upload would hold them.
     const preparing = yield* Deferred.make<void>()

@@ -1,7 +1,8 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Context, Data, Deferred, Effect, Exit, FastCheck as fc, Fiber, Layer, Stream } from "effect"
 import { limits } from "../../src/domain/limits.ts"
-import { type DescribeForm, type FormFile, type FormText, readDescribeForm } from "../../src/http/multipart.ts"
+import type { DescribeForm, FormFile, FormText } from "../../src/domain/describeForm.ts"
+import { readDescribeForm } from "../../src/http/upload.ts"
 import { clientStyles } from "../support/clientForms.ts"
 import {
   bytesOf,

@@ -59,12 +59,12 @@ describe("one log line per request", () => {
       expect((yield* post(c.token, "timed-describe")).status).toBe(200)
       expect(lineFor("timed-describe")?.["modelLatencyMs"]).toBeGreaterThanOrEqual(300)
     }).pipe(
-      Effect.provide(serverWith(servicesOn(pglite, Layer.succeed(Describer, Describer.make("two slow steps", (request) =>
-        Effect.promise(() => Bun.sleep(150)).pipe(
-          Effect.as(Effect.promise(() => Bun.sleep(150)).pipe(
-            Effect.as(Object.fromEntries(request.fields.map((field) => [field.name, "ok"])))
-          ))
-        )))))),
+      Effect.provide(serverWith(servicesOn(pglite, Layer.succeed(Describer, Describer.make("two slow steps", {
+        start: (request) => Effect.promise(() => Bun.sleep(150)).pipe(Effect.as(request.fields)),
+        generate: (fields) => Effect.promise(() => Bun.sleep(150)).pipe(
+          Effect.as(Object.fromEntries(fields.map((field) => [field.name, "ok"])))
+        )
+      }))))),
       Effect.provide(Logger.replace(Logger.defaultLogger, collecting))
     ))
 })

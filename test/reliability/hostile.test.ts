@@ -11,7 +11,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Array as Arr, Duration, Effect, Schema } from "effect"
 import type { ImageFormat } from "../../src/domain/describe.ts"
 import { imageFormatName } from "../../src/domain/imageFormat.ts"
-import { maxJpegScans, maxMegapixels } from "../../src/services/Images.ts"
+import { maxJpegScans, maxMegapixels } from "../../src/domain/pixelLimits.ts"
 import { flatPng } from "../fixtures/images.ts"
 import { customer } from "../support/describe.ts"
 import {

@@ -5,7 +5,8 @@ import type { PreparedImage } from "../../src/domain/describe.ts"
 import { ImageProcessingFailed, ImageTooLarge, ImageTooManyPixels, ImageTooManyScans, InvalidImageFile } from "../../src/domain/errors.ts"
 import { jpegScanCount } from "../../src/domain/jpegMarkers.ts"
 import { limits } from "../../src/domain/limits.ts"
-import { Images, maxJpegScans, maxMegapixels } from "../../src/services/Images.ts"
+import { maxJpegScans, maxMegapixels } from "../../src/domain/pixelLimits.ts"
+import { Images } from "../../src/services/Images.ts"
 import { solid as preparedSolid } from "../domain/preparedImages.ts"
 import {
   animation,
@@ -26,6 +27,7 @@ import {
   svgWithProlog,
   truncate
 } from "../fixtures/images.ts"
+import { preparedCopy } from "../support/describer.ts"
 import { cjpegMissing, gifClaiming, jpegClaiming, oneScanBufferedJpegs, scanBombJpeg } from "../support/hostileImages.ts"
 
 type Rgba = readonly [number, number, number, number]
@@ -33,7 +35,7 @@ type Rgba = readonly [number, number, number, number]
 const encode = (image: Sharp) => Effect.promise(() => image.toBuffer())
 const headerOf = (bytes: Uint8Array) => Effect.promise(() => sharp(bytes).metadata())
 
-const prepare = (bytes: Uint8Array) => Effect.flatMap(Images, (images) => images.prepare(bytes, "an account"))
+const prepare = (bytes: Uint8Array) => preparedCopy(bytes)
 
 /** An RGB image's pixels read as opaque. */
 const pixelAt = (image: PreparedImage, x: number, y: number): Rgba => {
@@ -171,6 +173,21 @@ layer(Images.layer)("Images.layer", (it) => {
         const image = yield* prepare(bytes)
         expect(image.source).toMatchObject({ format: "webp", frames: 1, width: 50, height: 40 })
         expectColour(pixelAt(image, 49, 39), [1, 2, 3, 255])
+      }))
+  })
+
+  describe("memory", () => {
+    it.effect("the pixels are the scope's: whole within it, released as it closes", () =>
+      Effect.gen(function* () {
+        const bytes = yield* encode(solid(64, 48, red).png())
+        const pixels = yield* Effect.scoped(Effect.flatMap(Images, (images) => images.prepare(bytes, "an account")).pipe(
+          Effect.map((image) => {
+            expect(image.pixels.byteLength).toBe(image.width * image.height * image.channels)
+            expect(image.pixels.byteLength).toBeGreaterThan(0)
+            return image.pixels
+          })
+        ))
+        expect(pixels.byteLength).toBe(0)
       }))
   })
 
@@ -434,7 +451,7 @@ layer(Images.layer)("Images.layer", (it) => {
       const small = yield* encode(solid(64, 48, red).png())
       const finished = yield* Ref.make<ReadonlyArray<string>>([])
       const run = (name: string, owner: string, bytes: Uint8Array) =>
-        Effect.flatMap(Images, (images) => images.prepare(bytes, owner)).pipe(
+        preparedCopy(bytes, owner).pipe(
           Effect.zipRight(Ref.update(finished, (names) => [...names, name]))
         )
       const slowOnes = yield* Effect.fork(Effect.all([run("a1", "a", slow), run("a2", "a", slow)], { concurrency: "unbounded" }))
@@ -458,13 +475,12 @@ describe("Images test layers", () => {
   const image = preparedSolid(2, 2, [1, 2, 3, 255])
 
   it.effect("fixed answers the given image, with pixels of its own each time (the route releases them)", () =>
-    prepare(new Uint8Array([1])).pipe(
+    Effect.scoped(Effect.flatMap(Images, (images) => images.prepare(new Uint8Array([1]), "an account")).pipe(
       Effect.map((answer) => {
         expect(answer).toStrictEqual(image)
         expect(answer.pixels.buffer).not.toBe(image.pixels.buffer)
-      }),
-      Effect.provide(Images.fixed(image))
-    ))
+      })
+    )).pipe(Effect.provide(Images.fixed(image))))
 
   it.effect("scripted answers with the script, failures included", () =>
     prepare(new Uint8Array(0)).pipe(

@@ -5,6 +5,7 @@ import { limits } from "../../src/domain/limits.ts"
 import { offlineLanguages } from "../../src/domain/offlineLanguage.ts"
 import { Describer } from "../../src/services/Describer.ts"
 import * as OfflineDescriber from "../../src/services/OfflineDescriber.ts"
+import { describeWhole } from "../support/describer.ts"
 import { black, clear, halves, navy, red, solid, white } from "../domain/preparedImages.ts"
 
 const request = (image: PreparedImage, options: Partial<Omit<DescribeRequest, "image">> = {}): DescribeRequest => ({
@@ -17,7 +18,7 @@ const request = (image: PreparedImage, options: Partial<Omit<DescribeRequest, "i
 })
 
 const describeImage = (image: PreparedImage, options: Partial<Omit<DescribeRequest, "image">> = {}) =>
-  Effect.flatMap(Describer, (describer) => describer.describe(request(image, options)))
+  Effect.flatMap(Describer, (describer) => describeWhole(describer, request(image, options)))
 
 const redImage = solid(200, 100, red)
 
@@ -32,7 +33,7 @@ layer(OfflineDescriber.layer)("OfflineDescriber", (it) => {
     Effect.gen(function* () {
       const describer = yield* Describer
       const image = halves(40, 20, navy, clear)
-      const expected = yield* describer.describe(request(image))
+      const expected = yield* describeWhole(describer, request(image))
       const own = { ...image, pixels: new Uint8Array(image.pixels) }
       const generation = yield* describer.start(request(own))
       own.pixels.buffer.transfer(0)

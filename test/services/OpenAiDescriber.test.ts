@@ -12,6 +12,7 @@ import { Describer, type DescriberShape } from "../../src/services/Describer.ts"
 import * as DescriberLive from "../../src/services/DescriberLive.ts"
 import * as OfflineDescriber from "../../src/services/OfflineDescriber.ts"
 import * as OpenAiDescriber from "../../src/services/OpenAiDescriber.ts"
+import { describeWhole } from "../support/describer.ts"
 import {
   answer,
   configLayer,
@@ -122,7 +123,7 @@ describe("OpenAiDescriber request", () => {
   it.effect("sends one user message with the prompt and the image, the schema and the budget", () =>
     withFakeModel([json(goodAnswer)], {}, (describer, model) =>
       Effect.gen(function* () {
-        const result = yield* describer.describe(request)
+        const result = yield* describeWhole(describer, request)
         assert.deepStrictEqual(result, goodResult)
         expect(Object.keys(result)).toEqual(["title", "alternativeText", "caption"])
 
@@ -140,7 +141,7 @@ describe("OpenAiDescriber request", () => {
   it.effect("its generation needs none of the pixels: released after the start, the same answer and the same JPEG", () =>
     withFakeModel([json(goodAnswer), json(goodAnswer)], {}, (describer, model) =>
       Effect.gen(function* () {
-        yield* describer.describe(request)
+        yield* describeWhole(describer, request)
         const own = { ...request, image: { ...request.image, pixels: new Uint8Array(request.image.pixels) } }
         const generation = yield* describer.start(own)
         expect(model.received).toHaveLength(1) // the start calls no model
@@ -154,7 +155,7 @@ describe("OpenAiDescriber request", () => {
   it.effect("sends the image as a JPEG of the prepared size, alpha flattened on white", () =>
     withFakeModel([json(goodAnswer)], {}, (describer, model) =>
       Effect.gen(function* () {
-        yield* describer.describe(request)
+        yield* describeWhole(describer, request)
         const url = imageUrlOf(model.received[0]?.body)
         const jpeg = Buffer.from(url.slice("data:image/jpeg;base64,".length), "base64")
         const metadata = yield* Effect.promise(() => sharp(jpeg).metadata())
@@ -179,7 +180,7 @@ describe("OpenAiDescriber request", () => {
     }
     return withFakeModel([json(goodAnswer)], {}, (describer, model) =>
       Effect.gen(function* () {
-        yield* describer.describe(opaque)
+        yield* describeWhole(describer, opaque)
         const url = imageUrlOf(model.received[0]?.body)
         const jpeg = Buffer.from(url.slice("data:image/jpeg;base64,".length), "base64")
         const { data, info } = yield* Effect.promise(() => sharp(jpeg).raw().toBuffer({ resolveWithObject: true }))
@@ -198,7 +199,7 @@ describe("OpenAiDescriber request", () => {
     const broken: DescribeRequest = { ...request, image: { ...request.image, pixels: new Uint8Array(7) } }
     return withFakeModel([json(goodAnswer)], {}, (describer, model) =>
       Effect.gen(function* () {
-        expectFailure(yield* Effect.flip(describer.describe(broken)), "failed")
+        expectFailure(yield* Effect.flip(describeWhole(describer, broken)), "failed")
         expect(model.received).toHaveLength(0)
       })
     )
@@ -217,7 +218,7 @@ describe("OpenAiDescriber request", () => {
     }
     return withFakeModel([json({ mood: " calm ", constructor: "A carpenter" })], {}, (describer, model) =>
       Effect.gen(function* () {
-        const result = yield* describer.describe(custom)
+        const result = yield* describeWhole(describer, custom)
         assert.deepStrictEqual(result, { constructor: "A carpenter", mood: "calm" })
         expect(model.received[0]?.body).toEqual(expectedBody(custom))
         const schema = answerJsonSchema(custom.fields)
@@ -239,7 +240,7 @@ describe("OpenAiDescriber request", () => {
       },
       (describer, model) =>
         Effect.gen(function* () {
-          yield* describer.describe(request)
+          yield* describeWhole(describer, request)
           expect(model.received[0]?.body).toEqual(
             expectedBody(
               request,
@@ -254,7 +255,7 @@ describe("OpenAiDescriber request", () => {
   it.effect("sends no Authorization header when only a base URL is set (Ollama, vLLM)", () =>
     withFakeModel([json(goodAnswer)], { OPENAI_API_KEY: undefined }, (describer, model) =>
       Effect.gen(function* () {
-        yield* describer.describe(request)
+        yield* describeWhole(describer, request)
         expect(model.received[0]?.headers.get("authorization")).toBeNull()
       })
     )
@@ -274,7 +275,7 @@ describe("OpenAiDescriber request", () => {
     const attacked: DescribeRequest = { ...request, keywords: injection, context: `${injection}\nEND CONTEXT` }
     return withFakeModel([json({ x: 1 })], {}, (describer, model) =>
       Effect.gen(function* () {
-        const error = yield* Effect.flip(describer.describe(attacked))
+        const error = yield* Effect.flip(describeWhole(describer, attacked))
         expectFailure(error, "invalid-answer")
         // Same request shape as any other: one user message, text then image, the default schema.
         for (const sent of model.received) expect(sent.body).toEqual(expectedBody(attacked))
@@ -288,7 +289,7 @@ describe("OpenAiDescriber answers", () => {
   it.effect("retries an invalid JSON answer once", () =>
     withFakeModel([answer('{"title": "Red'), json(goodAnswer)], {}, (describer, model) =>
       Effect.gen(function* () {
-        assert.deepStrictEqual(yield* describer.describe(request), goodResult)
+        assert.deepStrictEqual(yield* describeWhole(describer, request), goodResult)
         expect(model.received).toHaveLength(2)
       })
     )
@@ -299,7 +300,7 @@ describe("OpenAiDescriber answers", () => {
       [json({ title: "A photo of a red bicycle", alternativeText: "Image of a red bicycle  leaning on a wall", caption: "Picture of  a quiet\tstreet." })],
       {},
       (describer) =>
-        Effect.map(describer.describe(request), (result) =>
+        Effect.map(describeWhole(describer, request), (result) =>
           assert.deepStrictEqual(result, { title: "A red bicycle", alternativeText: "A red bicycle leaning on a wall", caption: "A quiet street." })
         )
     )
@@ -317,7 +318,7 @@ describe("OpenAiDescriber answers", () => {
     it.effect(`fails after two answers with ${what}`, () =>
       withFakeModel([reply], {}, (describer, model) =>
         Effect.gen(function* () {
-          expectFailure(yield* Effect.flip(describer.describe(request)), reason)
+          expectFailure(yield* Effect.flip(describeWhole(describer, request)), reason)
           expect(model.received).toHaveLength(2)
         })
       )
@@ -326,14 +327,14 @@ describe("OpenAiDescriber answers", () => {
 
   it.effect("accepts a good answer after a refusal", () =>
     withFakeModel([refusal, json(goodAnswer)], {}, (describer) =>
-      Effect.map(describer.describe(request), (result) => assert.deepStrictEqual(result, goodResult))
+      Effect.map(describeWhole(describer, request), (result) => assert.deepStrictEqual(result, goodResult))
     )
   )
 
   it.effect("maps finish_reason length to AnswerTooLong, without retrying", () =>
     withFakeModel([answer('{"title": "Red squ', "length")], {}, (describer, model) =>
       Effect.gen(function* () {
-        expect(yield* Effect.flip(describer.describe(request))).toBeInstanceOf(AnswerTooLong)
+        expect(yield* Effect.flip(describeWhole(describer, request))).toBeInstanceOf(AnswerTooLong)
         expect(model.received).toHaveLength(1)
       })
     )
@@ -353,7 +354,7 @@ describe("OpenAiDescriber answers", () => {
   it.effect("holds the answer to 1,500 words for all fields even when finish_reason is stop (§2.2): AnswerTooLong, not retried", () =>
     withFakeModel([json(answerOfWords(1501))], {}, (describer, model) =>
       Effect.gen(function* () {
-        expect(yield* Effect.flip(describer.describe(request))).toBeInstanceOf(AnswerTooLong)
+        expect(yield* Effect.flip(describeWhole(describer, request))).toBeInstanceOf(AnswerTooLong)
         expect(model.received).toHaveLength(1)
       })
     )
@@ -361,14 +362,14 @@ describe("OpenAiDescriber answers", () => {
 
   it.effect("takes an answer of exactly 1,500 words", () =>
     withFakeModel([json(answerOfWords(1500))], {}, (describer) =>
-      Effect.map(describer.describe(request), (result) => assert.deepStrictEqual(result, answerOfWords(1500)))
+      Effect.map(describeWhole(describer, request), (result) => assert.deepStrictEqual(result, answerOfWords(1500)))
     )
   )
 
   it.effect("reads a reply of 400 KB whole: the byte cap leaves room for any answer within the budget", () => {
     const large = streamedAnswer(400 * 1024)
     return withFakeModel([large.reply], {}, (describer) =>
-      Effect.map(describer.describe(request), (result) => expect(result.title).toHaveLength(400 * 1024))
+      Effect.map(describeWhole(describer, request), (result) => expect(result.title).toHaveLength(400 * 1024))
     )
   })
 
@@ -377,7 +378,7 @@ describe("OpenAiDescriber answers", () => {
     return withFakeModel([huge.reply], {}, (describer, model) =>
       Effect.gen(function* () {
         // Summed up, not compared whole: a failure would otherwise print a 32 MB answer.
-        const outcome = yield* describer.describe(request).pipe(
+        const outcome = yield* describeWhole(describer, request).pipe(
           Effect.map((result) => `answered with a title of ${result.title?.length} characters`),
           Effect.catchAll((error) => Effect.succeed(error._tag))
         )
@@ -396,7 +397,7 @@ describe("OpenAiDescriber failures", () => {
   it.live("retries a 500, then succeeds", () =>
     withFakeModel([status(500), json(goodAnswer)], {}, (describer, model) =>
       Effect.gen(function* () {
-        assert.deepStrictEqual(yield* describer.describe(request), goodResult)
+        assert.deepStrictEqual(yield* describeWhole(describer, request), goodResult)
         expect(model.received).toHaveLength(2)
       })
     )
@@ -405,7 +406,7 @@ describe("OpenAiDescriber failures", () => {
   it.live("retries a 429, then succeeds", () =>
     withFakeModel([status(429), json(goodAnswer)], {}, (describer, model) =>
       Effect.gen(function* () {
-        assert.deepStrictEqual(yield* describer.describe(request), goodResult)
+        assert.deepStrictEqual(yield* describeWhole(describer, request), goodResult)
         expect(model.received).toHaveLength(2)
       })
     )
@@ -414,7 +415,7 @@ describe("OpenAiDescriber failures", () => {
   it.live("gives up on an endpoint that always answers 500 after three retries", () =>
     withFakeModel([status(500)], {}, (describer, model) =>
       Effect.gen(function* () {
-        expectFailure(yield* Effect.flip(describer.describe(request)), "failed")
+        expectFailure(yield* Effect.flip(describeWhole(describer, request)), "failed")
         expect(model.received).toHaveLength(4)
       })
     )
@@ -424,7 +425,7 @@ describe("OpenAiDescriber failures", () => {
     it.effect(`does not retry a ${code}`, () =>
       withFakeModel([status(code)], {}, (describer, model) =>
         Effect.gen(function* () {
-          expectFailure(yield* Effect.flip(describer.describe(request)), "failed")
+          expectFailure(yield* Effect.flip(describeWhole(describer, request)), "failed")
           expect(model.received).toHaveLength(1)
         })
       )
@@ -441,7 +442,7 @@ describe("OpenAiDescriber failures", () => {
         Layer.provide(configLayer({ OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`, OPENAI_API_KEY: apiKey }))
       )
       const describer = yield* Effect.provide(Describer, layer)
-      const error = yield* Effect.flip(describer.describe(request)).pipe(Effect.provide(Logger.remove(Logger.defaultLogger)))
+      const error = yield* Effect.flip(describeWhole(describer, request)).pipe(Effect.provide(Logger.remove(Logger.defaultLogger)))
       expectFailure(error, "failed")
     })
   )
@@ -449,7 +450,7 @@ describe("OpenAiDescriber failures", () => {
   it.live("fails with timeout when the answer comes after the deadline, and aborts the call", () =>
     withFakeModel([delayed(5_000, json(goodAnswer))], { MODEL_TIMEOUT_MS: "300" }, (describer, model) =>
       Effect.gen(function* () {
-        const [elapsed, error] = yield* Effect.timed(Effect.flip(describer.describe(request)))
+        const [elapsed, error] = yield* Effect.timed(Effect.flip(describeWhole(describer, request)))
         expectFailure(error, "timeout")
         expect(Duration.toMillis(elapsed)).toBeGreaterThanOrEqual(290)
         expect(Duration.toMillis(elapsed)).toBeLessThan(2_000)
@@ -461,7 +462,7 @@ describe("OpenAiDescriber failures", () => {
   it.live("one deadline covers the retries too", () =>
     withFakeModel([delayed(200, status(500))], { MODEL_TIMEOUT_MS: "500" }, (describer) =>
       Effect.gen(function* () {
-        const [elapsed, error] = yield* Effect.timed(Effect.flip(describer.describe(request)))
+        const [elapsed, error] = yield* Effect.timed(Effect.flip(describeWhole(describer, request)))
         expectFailure(error, "timeout")
         expect(Duration.toMillis(elapsed)).toBeLessThan(1_500)
       })
@@ -471,7 +472,7 @@ describe("OpenAiDescriber failures", () => {
   it.live("interrupting the describe aborts the request at the server", () =>
     withFakeModel([hanging], {}, (describer, model) =>
       Effect.gen(function* () {
-        const fiber = yield* Effect.fork(describer.describe(request))
+        const fiber = yield* Effect.fork(describeWhole(describer, request))
         yield* eventually(() => model.received.length === 1)
         expect(model.aborts()).toBe(0)
         const exit = yield* Fiber.interrupt(fiber)
@@ -486,7 +487,7 @@ describe("OpenAiDescriber logs", () => {
   it.effect("logs the cost of each call, never the key or the image", () =>
     withFakeModel([json(goodAnswer)], {}, (describer, model) =>
       Effect.gen(function* () {
-        yield* describer.describe(request)
+        yield* describeWhole(describer, request)
         const call = model.logs.find((line) => line.message.includes("model call"))
         expect(call?.level).toBe("INFO")
         expect(call?.annotations).toMatchObject({
@@ -508,7 +509,7 @@ describe("OpenAiDescriber logs", () => {
   it.effect("logs the endpoint's error text as a warning; the failure carries only a reason", () =>
     withFakeModel([status(400)], {}, (describer, model) =>
       Effect.gen(function* () {
-        const error = yield* Effect.flip(describer.describe(request))
+        const error = yield* Effect.flip(describeWhole(describer, request))
         expect(JSON.stringify(error)).not.toContain("scripted failure")
         const warning = model.logs.find((line) => line.level === "WARN")
         expect(warning?.annotations).toMatchObject({ status: 400, model: "gpt-4o-mini" })

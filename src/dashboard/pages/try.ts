@@ -4,7 +4,7 @@
  */
 import { describeResultJson } from "../../domain/describe.ts"
 import { limits } from "../../domain/limits.ts"
-import type { Described } from "../../http/routes/describe.ts"
+import type { Described } from "../../services/describeImage.ts"
 import type { DescriberKind } from "../../services/Describer.ts"
 import { credits } from "../format.ts"
 import { html } from "../html.ts"

@@ -5,9 +5,11 @@
 import { HttpServerRequest } from "@effect/platform"
 import { Effect, Either } from "effect"
 import { failedCheck } from "../../domain/describeChecks.ts"
-import { describeCharged } from "../../http/routes/describe.ts"
+import { withoutIdleTimeout } from "../../http/connections.ts"
+import { readUpload } from "../../http/upload.ts"
 import { Accounts } from "../../services/Accounts.ts"
 import { Describer } from "../../services/Describer.ts"
+import { describeImage } from "../../services/describeImage.ts"
 import { htmlPage, queryParam } from "../http.ts"
 import { tryPage } from "../pages/try.ts"
 import type { TryView } from "../pages/try.ts"
@@ -31,7 +33,11 @@ export const tryDescribe = withSession(
     yield* checkSessionCsrf(yield* queryParam("csrf"))
     const request = yield* HttpServerRequest.HttpServerRequest
     const { account } = yield* CurrentSession
-    const outcome = yield* Effect.either(describeCharged(request, account.id, null, blankFieldsAbsent))
+    // The API's upload reader, then this page's reading of the form's blank fields.
+    const form = Effect.map(readUpload(request, account.id), blankFieldsAbsent)
+    const outcome = yield* Effect.either(
+      describeImage({ accountId: account.id, keyId: null, form }).pipe(withoutIdleTimeout(request))
+    )
     if (Either.isRight(outcome)) return yield* showTry(200, { result: outcome.right })
     const { message, status } = failedCheck(outcome.left)
     return yield* showTry(status, { failure: { status, message } })

@@ -1,0 +1,116 @@
+/**
+ * Describing one image for an account (spec §4.1), apart from HTTP: a credit held (check 2), the
+ * caller's form read (checks 3 and 4 are its reader's), checks 4 to 7, and the credit captured on
+ * success, released otherwise (an interrupted request included). The API route and the
+ * dashboard's Try it page both run it.
+ */
+import { Cause, Duration, Effect, Exit, Metric, Option, Scope } from "effect"
+import { defaultFields, type DescribeRequest, describeResultEntries } from "../domain/describe.ts"
+import { failedCheck } from "../domain/describeChecks.ts"
+import { contextUsed, type DescribeForm, formLanguage, keywordsUsed } from "../domain/describeForm.ts"
+import type { DescribeError, DescriberError, FormError } from "../domain/errors.ts"
+import { InvalidSchema, NoFileUploaded } from "../domain/errors.ts"
+import { parseSchemaFields, schemaRule } from "../domain/schemaFields.ts"
+import { imageBytesIn, imageSeconds, modelErrors, modelSeconds } from "../metrics.ts"
+import { note } from "../requestNotes.ts"
+import { Credits, type Outcome } from "./Credits.ts"
+import { Describer, type DescriberKind } from "./Describer.ts"
+import { Images } from "./Images.ts"
+
+/** A success: the values in the requested order (§2.1), and who wrote them in which language. */
+export interface Described {
+  readonly entries: ReadonlyArray<readonly [string, string]>
+  /** BCP 47, the `Content-Language` of the answer. */
+  readonly language: string
+  readonly describer: DescriberKind
+}
+
+/** Checks 4 (the file, the language) and 5 on a read form. */
+const checkForm = (form: DescribeForm) =>
+  Effect.gen(function* () {
+    if (form.image === undefined) return yield* new NoFileUploaded()
+    const language = yield* formLanguage(form.language)
+    const fields = form.schema === undefined
+      ? defaultFields
+      : form.schema.truncated
+      ? yield* new InvalidSchema({ reason: schemaRule.tooLarge })
+      : yield* parseSchemaFields(form.schema.text).pipe(Effect.withSpan("describe.schema"))
+    const request = { fields, keywords: keywordsUsed(form.keywords?.text), context: contextUsed(form.context?.text), language }
+    return { upload: form.image, request, schemaGiven: form.schema !== undefined }
+  })
+
+/**
+ * Checks 4 to 6 in a scope of their own: the form's memory and its share of the upload budget go
+ * as they end. The prepared pixels are `pixels`' (the caller's scope), for the describer's start.
+ */
+const prepare = <R>(form: Effect.Effect<DescribeForm, FormError, R>, accountId: string, pixels: Scope.Scope) =>
+  Effect.scoped(Effect.gen(function* () {
+    const { upload, request, schemaGiven } = yield* Effect.flatMap(form, checkForm)
+    yield* note({ imageBytes: upload.size })
+    yield* Metric.incrementBy(imageBytesIn, upload.size)
+    const image = yield* Effect.flatMap(Images, (images) => images.prepare(upload.bytes, accountId)).pipe(
+      Metric.trackDurationWith(imageSeconds, Duration.toSeconds),
+      Effect.provideService(Scope.Scope, pixels)
+    )
+    return { request: { ...request, image } satisfies DescribeRequest, schemaGiven }
+  }))
+
+const countModelError = <A, R>(step: Effect.Effect<A, DescriberError, R>) =>
+  Effect.tapError(step, (error) => Metric.increment(Metric.tagged(modelErrors, "kind", error._tag)))
+
+/**
+ * Checks 4 to 7. The describer starts on the pixels, which are released as their scope closes,
+ * whatever happened: the request holds none of them while it waits on the model. The start runs
+ * to its end even when the caller goes away: libvips work (the model's JPEG) cannot be cancelled,
+ * and releasing pixels it is still reading would pull them from under it.
+ */
+const describeUpload = <R>(form: Effect.Effect<DescribeForm, FormError, R>, accountId: string) =>
+  Effect.gen(function* () {
+    const describer = yield* Describer
+    const { fields, language, schemaGiven, started, generation } = yield* Effect.scoped(Effect.gen(function* () {
+      const { request, schemaGiven } = yield* prepare(form, accountId, yield* Effect.scope)
+      const [started, generation] = yield* Effect.timed(Effect.uninterruptible(describer.start(request))).pipe(countModelError)
+      return { fields: request.fields, language: request.language, schemaGiven, started, generation }
+    }))
+    const [generated, result] = yield* Effect.timed(generation).pipe(countModelError)
+    const elapsed = Duration.sum(started, generated)
+    yield* Metric.update(modelSeconds, Duration.toSeconds(elapsed))
+    yield* note({ modelLatencyMs: Math.round(Duration.toMillis(elapsed)) })
+    return {
+      entries: describeResultEntries(fields, result, schemaGiven),
+      language: describer.writtenLanguage(language),
+      describer: describer.kind
+    } satisfies Described
+  })
+
+/** What the usage row records of how a request ended; 200 captures the credit. */
+const outcomeOf = (exit: Exit.Exit<unknown, DescribeError>): Outcome =>
+  Exit.match(exit, {
+    onSuccess: () => ({ status: 200, errorKind: null }),
+    onFailure: (cause) =>
+      Option.match(Cause.failureOption(cause), {
+        onSome: (error) => ({ status: failedCheck(error).status, errorKind: error._tag }),
+        onNone: () =>
+          Cause.isInterruptedOnly(cause)
+            ? { status: 499, errorKind: "ClientClosedRequest" }
+            : { status: 500, errorKind: "Unexpected" }
+      })
+  })
+
+/**
+ * Checks 2 to 7 for a known caller (`keyId` null on the dashboard): a credit held, then captured
+ * or released as the request ends. `form` reads the upload once the credit is held, its memory
+ * the scope's.
+ */
+export const describeImage = <R>(caller: {
+  readonly accountId: string
+  readonly keyId: string | null
+  readonly form: Effect.Effect<DescribeForm, FormError, R>
+}) =>
+  Effect.flatMap(Credits, (credits) =>
+    credits.withCredit({
+      accountId: caller.accountId,
+      keyId: caller.keyId,
+      outcome: outcomeOf,
+      onSettled: (creditsAfter) => note({ creditsAfter })
+    }, describeUpload(caller.form, caller.accountId)))
