@@ -5,6 +5,8 @@
  */
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Chunk, Effect } from "effect"
+import { AppConfig } from "../config.ts"
+import { securityHeaders } from "../dashboard/http.ts"
 import { dashboard } from "../dashboard/router.ts"
 import { apiReferencePage } from "./apiReference.ts"
 import { errorResponse } from "./errors.ts"
@@ -14,6 +16,9 @@ import { describe } from "./routes/describe.ts"
 import { healthz, readyz } from "./routes/health.ts"
 import { metrics } from "./routes/metrics.ts"
 import { tokens } from "./routes/tokens.ts"
+
+/** The document names `PUBLIC_URL` as its server when set; else the host that serves it. */
+const servedDocument = Effect.map(AppConfig, (config) => openApiDocument(config.publicUrlSet ? config.publicUrl : "/"))
 
 const routes = HttpRouter.empty.pipe(
   HttpRouter.get("/", Effect.succeed(HttpServerResponse.redirect("/dashboard"))),
@@ -25,8 +30,8 @@ const routes = HttpRouter.empty.pipe(
   HttpRouter.get("/healthz", healthz),
   HttpRouter.get("/readyz", readyz),
   HttpRouter.get("/metrics", metrics),
-  HttpRouter.get("/api/openapi.json", Effect.succeed(HttpServerResponse.unsafeJson(openApiDocument))),
-  HttpRouter.get("/api/docs", Effect.sync(() => HttpServerResponse.html(apiReferencePage()))),
+  HttpRouter.get("/api/openapi.json", Effect.map(servedDocument, (document) => HttpServerResponse.unsafeJson(document))),
+  HttpRouter.get("/api/docs", Effect.map(servedDocument, (document) => securityHeaders(HttpServerResponse.html(apiReferencePage(document))))),
   HttpRouter.mount("/dashboard", dashboard)
 )
 
