@@ -29,6 +29,8 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
   readonly trustedProxies: number
   /** Where people reach the service, for the links the CLI prints (invitations, password resets). */
   readonly publicUrl: string
+  /** `PUBLIC_URL` was given: the OpenAPI document names it as its server, else a relative `/`. */
+  readonly publicUrlSet: boolean
 }>() {
   static readonly config = Config.all({
     port: Config.port("PORT").pipe(Config.withDefault(3000)),
@@ -60,6 +62,7 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
   }).pipe(
     Config.map(({ publicUrlSetting, ...config }) => ({
       ...config,
+      publicUrlSet: Option.isSome(publicUrlSetting),
       // A trailing slash would double the one of each printed path.
       publicUrl: Option.getOrElse(publicUrlSetting, () => `http://localhost:${config.port}`).replace(/\/+$/, "")
     }))
@@ -82,6 +85,7 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
       // Tests serve as if behind one proxy: each test visitor says its own address (test/support).
       trustedProxies: 1,
       publicUrl: "https://images.example.com",
+      publicUrlSet: true,
       ...overrides
     })
 }

@@ -41,10 +41,11 @@ describe("AppConfig", () => {
       expect(Either.isRight(yield* configFrom({}))).toBe(true)
     }))
 
-  it.effect("PUBLIC_URL: http://localhost:PORT by default, without a trailing slash; printed at start-up", () =>
+  it.effect("PUBLIC_URL: http://localhost:PORT by default, without a trailing slash; printed at start-up; whether it was set", () =>
     Effect.gen(function* () {
       const config = Either.getOrThrow(yield* configFrom({}))
-      expect([config.publicUrl, summary(config).publicUrl]).toEqual(["http://localhost:3000", "http://localhost:3000"])
+      expect([config.publicUrl, summary(config).publicUrl, config.publicUrlSet]).toEqual(["http://localhost:3000", "http://localhost:3000", false])
+      expect(Either.getOrThrow(yield* configFrom({ PUBLIC_URL: "https://images.example.com" })).publicUrlSet).toBe(true)
       expect(Either.getOrThrow(yield* configFrom({ PORT: "8080" })).publicUrl).toBe("http://localhost:8080")
       expect(Either.getOrThrow(yield* configFrom({ PUBLIC_URL: "https://images.example.com/" })).publicUrl)
         .toBe("https://images.example.com")

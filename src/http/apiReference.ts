@@ -1,49 +1,82 @@
-/** A human-readable reference page rendered from the OpenAPI document (issue 7 §5). */
+/**
+ * The API reference page, rendered from the OpenAPI document: each operation's Markdown, form
+ * fields, request examples, and every response with its example bodies (one per failure). It
+ * carries the dashboard's security headers, so its style sheet is the dashboard's, no inline style.
+ */
 import { escapeHtml as escape } from "../dashboard/html.ts"
-import { openApiDocument } from "./openapi.ts"
+import { inlineMarkdown, markdown } from "./markdown.ts"
+import type { OpenApiDocument } from "./openapi.ts"
 
+interface Example {
+  readonly summary: string
+  readonly value: unknown
+}
 
 interface Operation {
+  readonly operationId: string
   readonly summary: string
   readonly description?: string
-  readonly requestBody?: { readonly content: Record<string, { readonly schema: { readonly properties: Record<string, { readonly description?: string }>; readonly required?: ReadonlyArray<string> } }> }
-  readonly responses: Record<string, { readonly description: string; readonly content: Record<string, { readonly schema: unknown }> }>
+  readonly "x-codeSamples": ReadonlyArray<{ readonly label: string; readonly source: string }>
+  readonly requestBody?: {
+    readonly content: Record<string, {
+      readonly schema: { readonly properties: Record<string, { readonly description?: string }>; readonly required?: ReadonlyArray<string> }
+      readonly examples: Record<string, Example>
+    }>
+  }
+  readonly responses: Record<string, {
+    readonly description: string
+    readonly headers?: Record<string, { readonly description: string }>
+    readonly content: Record<string, { readonly examples: Record<string, Example> }>
+  }>
 }
 
-/** The exact messages (and message patterns) a response schema lists. */
-const messagesOf = (schema: unknown): ReadonlyArray<string> => {
-  const error = (schema as { properties?: { error?: { anyOf?: ReadonlyArray<{ enum?: ReadonlyArray<string>; pattern?: string }> } } }).properties?.error
-  return (error?.anyOf ?? []).flatMap((choice) => choice.enum ?? (choice.pattern ? [`matching ${choice.pattern}`] : []))
+const json = (value: unknown, pretty: boolean) => escape(JSON.stringify(value, null, pretty ? 2 : undefined))
+
+const table = (caption: string, head: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) =>
+  `<div class="table-scroll"><table><caption>${caption}</caption><thead><tr>${head.map((h) => `<th scope="col">${h}</th>`).join("")}</tr></thead><tbody>${
+    rows.map((row) => `<tr>${row.map((cell) => `<td>${cell}</td>`).join("")}</tr>`).join("")
+  }</tbody></table></div>`
+
+const request = (op: Operation) => {
+  const samples = op["x-codeSamples"].map((sample) => `<h4>${escape(sample.label)}</h4><pre><code>${escape(sample.source)}</code></pre>`)
+  const body = Object.values(op.requestBody?.content ?? {})[0]
+  if (body === undefined) return `<h3>Request</h3><p>No body: the key in the header is all.</p>${samples.join("")}`
+  const fields = table("Form fields", ["Field", "Required", "Rule"], Object.entries(body.schema.properties).map(([name, field]) => [
+    `<code>${escape(name)}</code>`, body.schema.required?.includes(name) ? "yes" : "no", inlineMarkdown(field.description ?? "")
+  ]))
+  const examples = Object.values(body.examples).map((example) => `<h4>Form: ${escape(example.summary)}</h4><pre><code>${json(example.value, true)}</code></pre>`)
+  return `<h3>Request</h3>${fields}${samples.join("")}${examples.join("")}`
 }
 
-const operation = (method: string, path: string, op: Operation) => {
-  const form = Object.values(op.requestBody?.content ?? {})[0]?.schema
-  const fields = form
-    ? `<h3>Form fields</h3><table><thead><tr><th scope="col">Field</th><th scope="col">Required</th><th scope="col">Rule</th></tr></thead><tbody>${
-      Object.entries(form.properties).map(([name, field]) =>
-        `<tr><td><code>${escape(name)}</code></td><td>${form.required?.includes(name) ? "yes" : "no"}</td><td>${escape(field.description ?? "")}</td></tr>`
-      ).join("")
-    }</tbody></table>`
+const response = ([status, { content, description, headers }]: [string, Operation["responses"][string]]) => {
+  const examples = Object.values(Object.values(content)[0]?.examples ?? {})
+  const headerList = headers
+    ? `<ul>${Object.entries(headers).map(([name, header]) => `<li><code>${escape(name)}</code>: ${inlineMarkdown(header.description)}</li>`).join("")}</ul>`
     : ""
-  const responses = Object.entries(op.responses).map(([status, response]) => {
-    const messages = messagesOf(Object.values(response.content)[0]?.schema)
-    return `<li><strong>${status}</strong> ${escape(response.description)}${
-      messages.length ? `<ul>${messages.map((m) => `<li><code>${escape(m)}</code></li>`).join("")}</ul>` : ""
-    }</li>`
-  }).join("")
-  return `<section><h2><code>${method.toUpperCase()} ${escape(path)}</code></h2><p>${escape(op.summary)}</p>${
-    op.description ? `<p>${escape(op.description)}</p>` : ""
-  }${fields}<h3>Responses</h3><ul>${responses}</ul></section>`
+  const bodies = status.startsWith("2")
+    ? examples.map((example) => `<p>${escape(example.summary)}:</p><pre><code>${json(example.value, true)}</code></pre>`).join("")
+    : table(`Every ${escape(status)} answer`, ["When", "Body"], examples.map((example) => [escape(example.summary), `<code>${json(example.value, false)}</code>`]))
+  return `<h4>${escape(status)}: ${inlineMarkdown(description)}</h4>${headerList}${bodies}`
 }
 
-export const apiReferencePage = () => {
-  const sections = Object.entries(openApiDocument.paths).flatMap(([path, methods]) =>
-    Object.entries(methods).map(([method, op]) => operation(method, path, op as unknown as Operation))
+const operation = (method: string, path: string, op: Operation) =>
+  `<section aria-labelledby="${escape(op.operationId)}"><h2 id="${escape(op.operationId)}"><code>${method.toUpperCase()} ${escape(path)}</code></h2>
+<p>${inlineMarkdown(op.summary)}</p>${op.description ? markdown(op.description) : ""}${request(op)}<h3>Responses</h3>${
+    Object.entries(op.responses).map(response).join("\n")
+  }</section>`
+
+export const apiReferencePage = (document: OpenApiDocument) => {
+  const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => [method, path, op as unknown as Operation] as const)
   )
+  const title = escape(document.info.title)
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(openApiDocument.info.title)} reference</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}table{border-collapse:collapse}td,th{border:1px solid #888;padding:.25rem .5rem;text-align:left}</style></head>
-<body><main><h1>${escape(openApiDocument.info.title)}</h1><p>${escape(openApiDocument.info.description)}</p>
+<title>${title} reference</title><link rel="stylesheet" href="/dashboard/assets/style.css"></head>
+<body><a class="skip-link" href="#main">Skip to content</a>
+<header class="site-header"><p class="brand"><a href="/dashboard">${title}</a></p><nav aria-label="Operations"><ul>${
+    operations.map(([method, path, op]) => `<li><a href="#${escape(op.operationId)}">${method.toUpperCase()} ${escape(path)}</a></li>`).join("")
+  }</ul></nav></header>
+<main id="main"><h1>${title} reference</h1>${markdown(document.info.description)}
 <p>Every request carries <code>Authorization: Bearer &lt;API key&gt;</code>. Errors are <code>{"error": "&lt;message&gt;"}</code>. Machine-readable: <a href="/api/openapi.json">/api/openapi.json</a>.</p>
-${sections.join("\n")}</main></body></html>`
+${operations.map(([method, path, op]) => operation(method, path, op)).join("\n")}</main></body></html>`
 }

@@ -1,77 +1,10 @@
 /**
- * The OpenAPI 3.1 document of the public API (issue 7 §5), served at `/api/openapi.json`. Every
- * error message comes from the same tables that answer requests (`errors.ts`, and for `/describe`
- * every row of `domain/describeChecks.ts`), so the document cannot drift from the responses.
+ * The OpenAPI 3.1 document of the public API, served at `/api/openapi.json` and rendered at
+ * `/api/docs`. Its error responses and examples come from the tables that answer requests
+ * (`openapiErrors.ts`), so the document cannot drift from the responses.
  */
-import { schemaRule } from "../domain/schemaFields.ts"
-import { type CheckRow, describeChecks, type DescribeErrorOf, type DescribeErrorTag, failedCheck } from "../domain/describeChecks.ts"
-import { AccountNotFound, ApiKeyInvalid, ApiKeyMalformed, ApiKeyMissing, ApiKeyRevoked, ImageTooManyPixels, ImageTooManyScans, InvalidSchema } from "../domain/errors.ts"
-import type { ApiKeyError, DescribeError } from "../domain/errors.ts"
 import { limits } from "../domain/limits.ts"
-import { maxJpegScans as maxScans, maxMegapixels } from "../domain/pixelLimits.ts"
-import { tokensFailure } from "./errors.ts"
-
-/** The tags whose message depends on the error's fields. */
-type VariableTag = { readonly [T in DescribeErrorTag]: (typeof describeChecks)[T]["message"] extends string ? never : T }[DescribeErrorTag]
-
-/**
- * The errors behind the messages that depend on their fields, in the forms documented;
- * `ImageProcessingFailed` carries a cause and is documented by its prefix.
- */
-const variableFailures: { readonly [T in VariableTag]: ReadonlyArray<DescribeErrorOf<T>> } = {
-  InvalidSchema: Object.values(schemaRule).map((reason) => new InvalidSchema({ reason })),
-  ImageTooManyPixels: [new ImageTooManyPixels({ maxMegapixels })],
-  ImageTooManyScans: [new ImageTooManyScans({ maxScans })],
-  ImageProcessingFailed: []
-}
-
-/** Every describe failure's status and message, from the table of its checks. */
-const describeFailures = (Object.entries(describeChecks) as ReadonlyArray<[DescribeErrorTag, CheckRow<DescribeError>]>).flatMap(
-  ([tag, row]): ReadonlyArray<readonly [number, string]> =>
-    typeof row.message === "string"
-      ? [[row.status, row.message]]
-      : (variableFailures[tag as VariableTag] as ReadonlyArray<DescribeError>).map((error) => {
-        const { message, status } = failedCheck(error)
-        return [status, message] as const
-      })
-)
-
-const tokensFailures: ReadonlyArray<ApiKeyError> = [
-  new ApiKeyMissing(), new ApiKeyInvalid(), new ApiKeyMalformed(), new ApiKeyRevoked(), new AccountNotFound()
-]
-
-const errorBody = (messages: ReadonlyArray<string>, patterns: ReadonlyArray<string> = []) => ({
-  type: "object",
-  required: ["error"],
-  additionalProperties: false,
-  properties: {
-    error: {
-      type: "string",
-      anyOf: [...(messages.length > 0 ? [{ enum: [...new Set(messages)] }] : []), ...patterns.map((pattern) => ({ pattern }))]
-    }
-  }
-})
-
-const statusText: Record<number, string> = {
-  400: "Bad request: not retried unchanged (§7.3)",
-  401: "Unauthorized",
-  404: "Not found",
-  413: "Payload too large",
-  500: "Server error: may be retried after a short wait, never charged (§7.3)"
-}
-
-/** Responses grouped by status, each listing its exact messages (§7). */
-const errorResponses = (failures: ReadonlyArray<readonly [number, string]>, patterns: Record<number, ReadonlyArray<string>>) => {
-  const statuses = [...new Set([...failures.map(([status]) => status), ...Object.keys(patterns).map(Number)])].sort()
-  return Object.fromEntries(statuses.map((status) => [String(status), {
-    description: statusText[status] ?? String(status),
-    content: {
-      "application/json": {
-        schema: errorBody(failures.filter(([s]) => s === status).map(([, message]) => message), patterns[status] ?? [])
-      }
-    }
-  }]))
-}
+import { describeFailures, describePatterns, errorResponses, tokensFailures } from "./openapiErrors.ts"
 
 const isoDate = { type: "string", format: "date-time" }
 const nullableDate = { type: ["string", "null"], format: "date-time" }
@@ -89,8 +22,8 @@ const accountStatus = {
           properties: {
             isSubscribed: { const: true },
             plan: { type: "object", required: ["name", "description"], properties: { name: { type: "string" }, description: { type: "string", description: "HTML" } } },
-            status: { type: "string", examples: ["active"] },
-            statusFormatted: { type: "string", examples: ["Active"] },
+            status: { type: "string" },
+            statusFormatted: { type: "string" },
             renewsAt: nullableDate,
             endsAt: nullableDate
           }
@@ -117,28 +50,71 @@ const accountStatus = {
   }
 }
 
+const accountStatusExample = {
+  subscription: { isSubscribed: false },
+  token: { name: "Production", createdAt: "2026-01-05T09:30:00.000Z", expiredAt: "2027-01-05T09:30:00.000Z" },
+  user: { credits: 42, id: "0f8e2c4a-7b1d-4e5f-9a3c-2d6b8e1f4a70", registeredAt: "2025-12-01T14:00:00.000Z", name: "Production", email: "Not available" },
+  success: true
+}
+
 const describeResult = {
   type: "object",
-  description: "Without a schema: title, alternativeText, caption and alt_text (a copy of alternativeText). With a schema: exactly its keys.",
-  additionalProperties: { type: "string" },
-  examples: [{ title: "…", alternativeText: "…", caption: "…", alt_text: "…" }]
+  description: "Without a schema: `title`, `alternativeText`, `caption` and `alt_text` (a copy of `alternativeText`). With a schema: exactly its keys.",
+  additionalProperties: { type: "string" }
 }
 
-const tokensOperation = {
-  summary: "Check a key and read the balance (no credit used)",
+const describeExamples = {
+  default: {
+    summary: "Without a schema",
+    value: { title: "Red bicycle by a canal", alternativeText: "A red bicycle leaning on a railing beside a canal", caption: "A quiet morning by the water", alt_text: "A red bicycle leaning on a railing beside a canal" }
+  },
+  schema: { summary: "With the schema {\"tags\": \"Three tags\"}", value: { tags: "bicycle, canal, morning" } }
+}
+
+/** A ready-to-paste request; the server is a placeholder unless `PUBLIC_URL` names it. */
+const curl = (server: string, lines: ReadonlyArray<string>) => [{
+  lang: "curl",
+  label: "curl",
+  source: [`curl ${server === "/" ? "https://YOUR-SERVER" : server}${lines[0]}`, ...lines.slice(1)].join(" \\\n  ")
+}]
+
+const describeCheckList = `Checks, in this order; the first that fails answers (the examples of each status list every failure):
+
+1. the key (\`Authorization: Bearer <key>\`);
+2. the credits: at least one;
+3. the body size: above 11 MB it is refused before it is read;
+4. the form: \`multipart/form-data\` with an \`image\` file;
+5. the \`schema\`, when given;
+6. the image: its format, size and pixels;
+7. the generation.
+
+A success uses **one credit**; a failure uses none.`
+
+const tokensOperation = (server: string, path: string) => ({
+  tags: ["Keys"],
+  "x-codeSamples": curl(server, [path, `-H "Authorization: Bearer $API_KEY"`]),
   responses: {
-    "200": { description: "The account status", content: { "application/json": { schema: accountStatus } } },
-    ...errorResponses(tokensFailures.map(tokensFailure), { 500: ["^Server error$"] })
+    "200": {
+      description: "The account status",
+      content: { "application/json": { schema: accountStatus, examples: { default: { summary: "A valid key", value: accountStatusExample } } } }
+    },
+    ...errorResponses(tokensFailures)
   }
-}
+})
 
-export const openApiDocument = {
+/** The document, with `server` (`PUBLIC_URL`, or `/`: the host that serves it) as its server. */
+export const openApiDocument = (server: string) => ({
   openapi: "3.1.0",
   info: {
     title: "Image metadata API",
     version: "1",
-    description: "Upload an image; get a title, alternative text, caption or any fields you ask for, in the language you ask for. Send requests from servers, never from browser code."
+    description: "Upload an image; get a title, alternative text, caption or any fields you ask for, in the language you ask for. Send requests from **servers**, never from browser code: the key would be readable by anyone."
   },
+  servers: [{ url: server, description: server === "/" ? "This server" : "The public address of this service" }],
+  tags: [
+    { name: "Describe", description: "Metadata for an image: one credit per success." },
+    { name: "Keys", description: "Check a key and read the balance, free." }
+  ],
   components: {
     securitySchemes: { apiKey: { type: "http", scheme: "bearer", description: "An API key from the dashboard" } }
   },
@@ -146,8 +122,11 @@ export const openApiDocument = {
   paths: {
     "/api/describe": {
       post: {
+        operationId: "describeImage",
+        tags: ["Describe"],
         summary: "Describe an image (1 credit on success, none on failure)",
-        description: "Checks, in order: the key, the credits, the body size (refused before reading above 11 MB), the form, the schema, the image, the generation.",
+        description: describeCheckList,
+        "x-codeSamples": curl(server, ["/api/describe", `-H "Authorization: Bearer $API_KEY"`, "-F image=@photo.jpg", "-F language=fr", `-F 'schema={"tags": "Three tags"}'`]),
         requestBody: {
           required: true,
           content: {
@@ -162,6 +141,9 @@ export const openApiDocument = {
                   context: { type: "string", description: `Free text; the first ${limits.contextLength} characters are used` },
                   language: { type: "string", maxLength: limits.languageLength, default: "en", description: "A code (`en`, `pt-BR`) or a name (`French`)" }
                 }
+              },
+              examples: {
+                default: { summary: "An image, in French, with a field of your own", value: { image: "(the image file)", language: "fr", schema: "{\"tags\": \"Three tags\"}" } }
               }
             }
           }
@@ -179,19 +161,24 @@ export const openApiDocument = {
                 schema: { type: "string", enum: ["openai-compatible", "offline"] }
               }
             },
-            content: { "application/json": { schema: describeResult } }
+            content: { "application/json": { schema: describeResult, examples: describeExamples } }
           },
-          ...errorResponses(describeFailures, { 500: ["^Image processing failed: .+"] })
+          ...errorResponses(describeFailures, describePatterns)
         }
       }
     },
-    "/api/tokens": { get: tokensOperation },
+    "/api/tokens": {
+      get: { operationId: "checkKey", summary: "Check a key and read the balance (no credit used)", ...tokensOperation(server, "/api/tokens") }
+    },
     "/api/describe/verify": {
       get: {
-        ...tokensOperation,
+        operationId: "verifyKey",
         summary: "Compatibility route: the same as GET /api/tokens (no credit used)",
-        description: "For clients that check their key at this path (the ForVoyez WordPress plugin): the same answers as `GET /api/tokens`, status and body."
+        description: "For clients that check their key at this path (the ForVoyez WordPress plugin): the same answers as `GET /api/tokens`, status and body.",
+        ...tokensOperation(server, "/api/describe/verify")
       }
     }
   }
-} as const
+}) as const
+
+export type OpenApiDocument = ReturnType<typeof openApiDocument>

@@ -5,7 +5,9 @@
  */
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Chunk, Effect } from "effect"
+import { AppConfig } from "../config.ts"
 import { favicon } from "../dashboard/assets.ts"
+import { securityHeaders } from "../dashboard/http.ts"
 import { asset, dashboard } from "../dashboard/router.ts"
 import { apiReferencePage } from "./apiReference.ts"
 import { errorResponse } from "./errors.ts"
@@ -15,6 +17,9 @@ import { describe } from "./routes/describe.ts"
 import { healthz, readyz } from "./routes/health.ts"
 import { metrics } from "./routes/metrics.ts"
 import { tokens } from "./routes/tokens.ts"
+
+/** The document names `PUBLIC_URL` as its server when set; else the host that serves it. */
+const servedDocument = Effect.map(AppConfig, (config) => openApiDocument(config.publicUrlSet ? config.publicUrl : "/"))
 
 const routes = HttpRouter.empty.pipe(
   HttpRouter.get("/", Effect.succeed(HttpServerResponse.redirect("/dashboard"))),
@@ -26,8 +31,8 @@ const routes = HttpRouter.empty.pipe(
   HttpRouter.get("/healthz", healthz),
   HttpRouter.get("/readyz", readyz),
   HttpRouter.get("/metrics", metrics),
-  HttpRouter.get("/api/openapi.json", Effect.succeed(HttpServerResponse.unsafeJson(openApiDocument))),
-  HttpRouter.get("/api/docs", Effect.sync(() => HttpServerResponse.html(apiReferencePage()))),
+  HttpRouter.get("/api/openapi.json", Effect.map(servedDocument, (document) => HttpServerResponse.unsafeJson(document))),
+  HttpRouter.get("/api/docs", Effect.map(servedDocument, (document) => securityHeaders(HttpServerResponse.html(apiReferencePage(document))))),
   // Browsers ask for `/favicon.ico` on any page without an icon link (e.g. the API reference).
   HttpRouter.get("/favicon.svg", asset(favicon, "image/svg+xml")),
   HttpRouter.get("/favicon.ico", asset(favicon, "image/svg+xml")),

@@ -1,6 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Effect } from "effect"
+import { escapeHtml } from "../../src/dashboard/html.ts"
 import { describeChecks, type DescribeErrorOf, type DescribeErrorTag, failedCheck } from "../../src/domain/describeChecks.ts"
 import {
   AnswerTooLong,
@@ -21,24 +22,39 @@ import {
   UploadBudgetTimedOut,
   UploadTimedOut
 } from "../../src/domain/errors.ts"
-import { openApiDocument } from "../../src/http/openapi.ts"
+import type { OpenApiDocument } from "../../src/http/openapi.ts"
 import { Accounts } from "../../src/services/Accounts.ts"
 import { ApiKeys } from "../../src/services/ApiKeys.ts"
 import { pglite } from "../support/database.ts"
 import { customer, jpeg, png, postDescribe } from "../support/describe.ts"
 import { problems } from "../support/jsonSchema.ts"
+import { schemaRule } from "../../src/domain/schemaFields.ts"
 import { getTokens, serverWith, tokensPaths } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
 
-type Documented = { readonly responses: Record<string, { readonly content: Record<string, { readonly schema: object }> }> }
+type Documented = {
+  readonly responses: Record<string, { readonly content: Record<string, { readonly schema: object; readonly examples: Record<string, { readonly value: unknown }> }> }>
+}
 
-/** The problems of a real response against what the document says of it. */
-const conformance = (path: keyof typeof openApiDocument.paths, seen: { readonly status: number; readonly body: unknown }) => {
-  const operation = Object.values(openApiDocument.paths[path])[0] as unknown as Documented
-  const response = operation.responses[String(seen.status)]
+const get = (path: string) => Effect.flatMap(HttpClient.HttpClient, (c) => c.execute(HttpClientRequest.get(path)))
+
+const served = Effect.flatMap(get("/api/openapi.json"), (response) => response.json).pipe(Effect.map((body) => body as OpenApiDocument))
+
+const operationOf = (document: OpenApiDocument, path: keyof OpenApiDocument["paths"]) =>
+  Object.values(document.paths[path])[0] as unknown as Documented
+
+/** The problems of a real response against what the served document says of it. */
+const conformance = (document: OpenApiDocument, path: keyof OpenApiDocument["paths"], seen: { readonly status: number; readonly body: unknown }) => {
+  const response = operationOf(document, path).responses[String(seen.status)]
   if (response === undefined) return [`${path}: status ${seen.status} is not documented`]
   return problems(response.content["application/json"]!.schema, seen.body).map((p) => `${path} ${seen.status} ${p}`)
 }
+
+/** Every example body of every response of `path`, with its status. */
+const examplesOf = (document: OpenApiDocument, path: keyof OpenApiDocument["paths"]) =>
+  Object.entries(operationOf(document, path).responses).flatMap(([status, response]) =>
+    Object.values(response.content["application/json"]!.examples).map((example) => ({ status: Number(status), body: example.value }))
+  )
 
 /** One failure of each kind of the table of checks (a kind left out does not compile). */
 const oneOfEach: { readonly [T in DescribeErrorTag]: DescribeErrorOf<T> } = {
@@ -62,20 +78,22 @@ const oneOfEach: { readonly [T in DescribeErrorTag]: DescribeErrorOf<T> } = {
 }
 
 layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("the OpenAPI document", (it) => {
-  it("documents the answer of every failure of the table of checks of /api/describe", () => {
-    expect(Object.keys(oneOfEach).sort()).toEqual(Object.keys(describeChecks).sort())
-    const undocumented = Object.values(oneOfEach).flatMap((error) => {
-      const { message, status } = failedCheck(error)
-      return conformance("/api/describe", { status, body: { error: message } }).map((problem) => `${error._tag}: ${problem}`)
-    })
-    expect(undocumented).toEqual([])
-  })
+  it.effect("documents the answer of every failure of the table of checks of /api/describe", () =>
+    Effect.gen(function* () {
+      const document = yield* served
+      expect(Object.keys(oneOfEach).sort()).toEqual(Object.keys(describeChecks).sort())
+      const undocumented = Object.values(oneOfEach).flatMap((error) => {
+        const { message, status } = failedCheck(error)
+        return conformance(document, "/api/describe", { status, body: { error: message } }).map((problem) => `${error._tag}: ${problem}`)
+      })
+      expect(undocumented).toEqual([])
+    }))
 
   it.effect("is served at /api/openapi.json and describes both endpoints, and the compatibility route", () =>
     Effect.gen(function* () {
-      const response = yield* Effect.flatMap(HttpClient.HttpClient, (c) => c.execute(HttpClientRequest.get("/api/openapi.json")))
+      const response = yield* get("/api/openapi.json")
       expect(response.status).toBe(200)
-      const document = (yield* response.json) as typeof openApiDocument
+      const document = (yield* response.json) as OpenApiDocument
       expect(document.openapi).toBe("3.1.0")
       expect(Object.keys(document.paths)).toEqual(["/api/describe", "/api/tokens", "/api/describe/verify"])
       expect(document.paths["/api/describe/verify"].get.responses).toEqual(document.paths["/api/tokens"].get.responses)
@@ -83,6 +101,7 @@ layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("the OpenAP
 
   it.effect("matches the real responses of both endpoints, success and every kind of error", () =>
     Effect.gen(function* () {
+      const document = yield* served
       const c = yield* customer(3)
       const broke = yield* customer(0)
       const answers = [
@@ -99,7 +118,7 @@ layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("the OpenAP
         yield* postDescribe({ image: png.slice(0, png.length - 30) }, c.token)
       ]
       expect(answers.map((a) => a.status)).toEqual([200, 200, 401, 401, 401, 400, 400, 400, 400, 400, 500])
-      expect(answers.flatMap((a) => conformance("/api/describe", a))).toEqual([])
+      expect(answers.flatMap((a) => conformance(document, "/api/describe", a))).toEqual([])
 
       for (const path of tokensPaths) {
         const owner = yield* customer(1)
@@ -111,24 +130,54 @@ layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("the OpenAP
         yield* Effect.flatMap(Accounts, (a) => a.remove(gone.accountId))
         tokens.push(yield* getTokens(gone.token, path))
         expect(tokens.map((t) => t.status)).toEqual([200, 401, 401, 401, 404])
-        expect(tokens.flatMap((t) => conformance(path, t))).toEqual([])
+        expect(tokens.flatMap((t) => conformance(document, path, t))).toEqual([])
       }
     }))
 
-  it.effect("has a readable reference page listing every error message of the spec", () =>
+  it.effect("gives example bodies that its own schemas accept, one per failure: every describe check's and every key error's", () =>
     Effect.gen(function* () {
-      const response = yield* Effect.flatMap(HttpClient.HttpClient, (c) => c.execute(HttpClientRequest.get("/api/docs")))
+      const document = yield* served
+      const examples = (["/api/describe", "/api/tokens"] as const).map((path) => examplesOf(document, path))
+      expect(examples.flat().length).toBeGreaterThan(0)
+      expect(examples.flatMap((list, i) => list.flatMap((seen) => conformance(document, i === 0 ? "/api/describe" : "/api/tokens", seen)))).toEqual([])
+      // The messages of §7.1, §7.2 and ours, each with the status it is answered with.
+      const bodies = examples.map((list) => list.filter(({ status }) => status >= 400).map(({ body, status }) => [status, (body as { error: string }).error]))
+      expect(new Set(bodies[0]!.map(String))).toEqual(new Set([
+        [401, "Unauthorized, missing Authorization header"], [401, "Unauthorized, invalid token"], [401, "Unauthorized, no credit left"],
+        [413, "Image too large: the maximum is 10 MB"], [500, "Internal Server Error"], [400, "Bad Request, the body must be multipart/form-data"],
+        [400, "Bad Request, No file uploaded"], [400, "Bad Request, language must be at most 64 characters"],
+        ...Object.values(schemaRule).map((reason) => [400, `Invalid schema: ${reason}`]),
+        [400, "Bad Request, Invalid image file"], [413, "Image too large: the maximum is 100 megapixels"],
+        [413, "Image too large: the maximum is 32 scans per JPEG"], [500, "Image processing failed: VipsJpeg: Premature end of input file"],
+        [400, "Invalid schema: the requested fields need a longer answer than the API can return (about 1,500 words for all fields together), ask for fewer or shorter fields"]
+      ].map(String)))
+      expect(new Set(bodies[1]!.map(String))).toEqual(new Set([
+        [401, "Missing or invalid authentication token"], [401, "Invalid or expired token"], [400, "Malformed token: missing userId"],
+        [401, "Unauthorized, invalid token"], [404, "User not found"], [500, "Server error"]
+      ].map(String)))
+    }))
+
+  it.effect("has a readable reference page showing every example body, with the dashboard's security headers", () =>
+    Effect.gen(function* () {
+      const document = yield* served
+      const response = yield* get("/api/docs")
       expect(response.headers["content-type"]).toContain("text/html")
-      const page = yield* response.text
-      for (const message of [
-        "Bad Request, the body must be multipart/form-data", "Bad Request, No file uploaded", "Bad Request, Invalid image file",
-        "Invalid schema: at most 20 fields are allowed", "Invalid schema: field names must be at most 64 characters",
-        "Invalid schema: field descriptions must be at most 1000 characters", "Invalid schema: &quot;__proto__&quot; is not allowed as a field name",
-        "Unauthorized, missing Authorization header", "Unauthorized, invalid token", "Unauthorized, no credit left",
-        "Image too large: the maximum is 10 MB", "Internal Server Error", "Malformed token: missing userId",
-        "Missing or invalid authentication token", "Invalid or expired token", "User not found"
-      ]) {
-        expect(page, message).toContain(message)
+      const dashboard = yield* get("/dashboard/login")
+      for (const header of ["content-security-policy", "x-frame-options", "x-content-type-options", "referrer-policy", "cache-control"]) {
+        expect([header, response.headers[header]]).toEqual([header, dashboard.headers[header]])
       }
+      const page = yield* response.text
+      for (const path of ["/api/describe", "/api/tokens"] as const) {
+        for (const { body, status } of examplesOf(document, path)) {
+          expect(page, `${path} ${status}`).toContain(escapeHtml(JSON.stringify(body, null, status < 400 ? 2 : undefined)))
+        }
+      }
+      // Requests, ready to paste, at PUBLIC_URL.
+      expect(page).toContain(escapeHtml(`curl https://images.example.com/api/describe \\\n  -H "Authorization: Bearer $API_KEY" \\\n  -F image=@photo.jpg`))
+      expect(page).toContain(`curl https://images.example.com/api/tokens`)
+      // The Markdown of the descriptions, rendered.
+      expect(page).toContain("<li>the key (<code>Authorization: Bearer &lt;key&gt;</code>);</li>")
+      expect(page).toContain("A code (<code>en</code>, <code>pt-BR</code>) or a name (<code>French</code>)")
+      expect(page).not.toContain("`")
     }))
 })
