@@ -1,7 +1,7 @@
 /**
  * The dashboard's only static files, served from memory: a style sheet, and the copy button's
- * script. Pages work without the script (the key is in a text box to select); with it, one button
- * copies the key and says so in a live region. No inline style or script anywhere, so the
+ * script. Pages work without the script (a key, an account id or a snippet is text to select); with
+ * it, a button copies it and says so in a live region. No inline style or script anywhere, so the
  * Content-Security-Policy can forbid both.
  */
 
@@ -60,6 +60,7 @@ legend { padding: 0; }
 .new-key, .result { border: 3px solid var(--ok); padding: 0.5rem 1rem 1rem; margin: 1rem 0; }
 .new-key h2, .result h2 { margin-top: 0.25rem; }
 .key-value { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9rem; word-break: break-all; }
+.key-id { word-break: break-all; }
 .copy { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 1rem; }
 .table-scroll { overflow-x: auto; margin: 0 0 1rem; }
 table { border-collapse: collapse; width: 100%; }
@@ -87,15 +88,24 @@ code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospac
 `
 
 export const copyScript = `"use strict";
+function selectAll(source) {
+  if (typeof source.select === "function") { source.select(); return; }
+  var range = document.createRange();
+  range.selectNodeContents(source);
+  window.getSelection().removeAllRanges();
+  window.getSelection().addRange(range);
+}
 document.querySelectorAll("button[data-copy]").forEach(function (button) {
   var source = document.getElementById(button.dataset.copy);
   var status = document.getElementById(button.dataset.status);
   if (!source || !status || !navigator.clipboard) return;
+  var what = button.dataset.what || "Key";
   button.hidden = false;
   button.addEventListener("click", function () {
-    navigator.clipboard.writeText(source.value).then(
-      function () { status.textContent = "Key copied to the clipboard."; },
-      function () { source.select(); status.textContent = "Copying failed: the key is selected, copy it with your keyboard."; }
+    var text = "value" in source ? source.value : source.textContent;
+    navigator.clipboard.writeText(text).then(
+      function () { status.textContent = what + " copied to the clipboard."; },
+      function () { selectAll(source); status.textContent = "Copying failed: the text is selected, copy it with your keyboard."; }
     );
   });
 });

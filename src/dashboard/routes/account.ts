@@ -1,8 +1,10 @@
 /** The Overview and Usage pages (issue 5 §3): balance, subscription, ledger, requests. */
 import { Clock, Effect } from "effect"
+import { AppConfig } from "../../config.ts"
 import { everyDay, periodStart } from "../../domain/usageReport.ts"
 import { Accounts } from "../../services/Accounts.ts"
 import { ApiKeys } from "../../services/ApiKeys.ts"
+import { DashboardConfig } from "../../services/DashboardConfig.ts"
 import { UsageReport } from "../../services/UsageReport.ts"
 import { htmlPage, queryParam } from "../http.ts"
 import { overviewPage } from "../pages/account.ts"
@@ -20,12 +22,15 @@ export const overview = withSession(
     const { account } = yield* CurrentSession
     const now = yield* Clock.currentTimeMillis
     const keys = yield* Effect.flatMap(ApiKeys, (apiKeys) => apiKeys.list(account.id))
+    const done = yield* queryParam("done")
     return htmlPage(overviewPage({
       viewer: yield* viewer("overview"),
       account,
       subscription: yield* Effect.flatMap(Accounts, (accounts) => accounts.subscription(account.id)),
       activeKeys: keys.filter((key) => key.expiredAt.getTime() > now).length,
-      notice: noticeOf(yield* queryParam("done"))
+      notice: noticeOf(done === "welcome" && account.credits === 0 ? "welcome-no-credit" : done),
+      creditsHelp: (yield* DashboardConfig).creditsHelp,
+      publicUrl: (yield* AppConfig).publicUrl
     }))
   })
 )
