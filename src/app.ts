@@ -12,6 +12,7 @@ import * as DescriberLive from "./services/DescriberLive.ts"
 import { Images } from "./services/Images.ts"
 import { Instance } from "./services/Instance.ts"
 import { KeyFlash } from "./services/KeyFlash.ts"
+import { Mailer } from "./services/Mailer.ts"
 import { Sessions } from "./services/Sessions.ts"
 import { UploadBudget } from "./services/UploadBudget.ts"
 import { UsageReport } from "./services/UsageReport.ts"
@@ -19,7 +20,7 @@ import { Users } from "./services/Users.ts"
 
 /** The services over a database client (the CLI uses these alone). */
 export const ServicesLive = Layer.mergeAll(
-  Accounts.Default, ApiKeys.Default, Users.Default, Sessions.Default, UsageReport.Default, KeyFlash.Default, DashboardConfig.layer
+  Accounts.Default, ApiKeys.Default, Users.Default, Sessions.Default, UsageReport.Default, KeyFlash.Default, DashboardConfig.layer, Mailer.layer
 ).pipe(
   // Sign-ups grant `SIGNUP_CREDITS`.
   Layer.provideMerge(Credits.Default),

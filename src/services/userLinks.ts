@@ -5,7 +5,7 @@
  */
 import type { SqlClient, Statement } from "@effect/sql"
 import { Duration, Effect, Option } from "effect"
-import { emailUsed, newPasswordUsed, normaliseEmail } from "../domain/credentials.ts"
+import { emailUsed, newPasswordUsed } from "../domain/credentials.ts"
 import { EmailTaken, InvitationInvalid, PasswordResetInvalid, ResetThrottled, UserNotFound } from "../domain/dashboard.ts"
 import { DashboardUser } from "../domain/models.ts"
 import type { Accounts } from "./Accounts.ts"
@@ -55,12 +55,13 @@ export const makeUserLinks = (sql: SqlClient.SqlClient, accounts: Accounts, rows
 
   /**
    * "Forgot password": a reset token for the user of `rawEmail` if there is one with a password,
-   * none otherwise, which the caller must not tell apart. Refused (`ResetThrottled`) past the
-   * per-address bound; past the per-address-asked-for bound, silently none.
+   * none otherwise, which the caller must not tell apart. A malformed address is `FormInvalid`
+   * (and costs no attempt); past the per-address bound, `ResetThrottled`; past the bound for the
+   * address asked for, silently none.
    */
   const requestPasswordReset = (rawEmail: string, address: string) =>
     Effect.gen(function* () {
-      const email = normaliseEmail(rawEmail)
+      const email = yield* emailUsed(rawEmail)
       const at = yield* now
       const since = new Date(at.getTime() - Duration.toMillis(resetRequests.window))
       yield* sql`DELETE FROM password_reset_requests WHERE requested_at <= ${since}`.pipe(Effect.orDie)
