@@ -62,7 +62,8 @@ legend { padding: 0; }
 .key-value { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9rem; word-break: break-all; }
 .key-id { word-break: break-all; }
 .copy { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 1rem; }
-.table-scroll { overflow-x: auto; margin: 0 0 1rem; }
+/* Positioned, so that the visually hidden labels of its cells stay inside what it scrolls. */
+.table-scroll { overflow-x: auto; margin: 0 0 1rem; position: relative; }
 table { border-collapse: collapse; width: 100%; }
 caption { text-align: left; font-weight: 600; padding: 0.5rem 0; }
 th, td { text-align: left; padding: 0.5rem 0.75rem 0.5rem 0; border-bottom: 1px solid var(--border); vertical-align: top; }
