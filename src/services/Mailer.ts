@@ -5,7 +5,7 @@
  */
 import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { createTransport } from "nodemailer"
-import { redactUrl } from "../config.ts"
+import { AppConfig, redactUrl } from "../config.ts"
 
 export class MailFailed extends Schema.TaggedError<MailFailed>()("MailFailed", { message: Schema.String }) {}
 
@@ -27,16 +27,16 @@ export class Mailer extends Context.Tag("Mailer")<Mailer, {
         validation: (url) => /^smtps?:\/\/[^/]/i.test(Redacted.value(url)) && URL.canParse(Redacted.value(url))
       })
     )),
-    mailFrom: Config.option(Config.string("MAIL_FROM")),
-    publicUrl: Config.string("PUBLIC_URL").pipe(Config.withDefault("http://localhost"))
+    mailFrom: Config.option(Config.string("MAIL_FROM"))
   })
 
   /** Printed once at start-up, the password redacted; a malformed `SMTP_URL` stops the start. */
   static readonly layer = Layer.effect(
     Mailer,
     Effect.gen(function* () {
-      const { mailFrom, publicUrl, smtpUrl } = yield* Mailer.config
-      // A sender address of the service's own host, so that replies and bounces go somewhere real.
+      const { mailFrom, smtpUrl } = yield* Mailer.config
+      const { publicUrl } = yield* AppConfig
+      // The service's own host by default (`PUBLIC_URL`): mail from a made-up domain is often refused.
       const from = Option.getOrElse(mailFrom, () => `Image metadata <no-reply@${URL.canParse(publicUrl) ? new URL(publicUrl).hostname : "localhost"}>`)
       yield* Effect.logInfo("e-mail", {
         smtp: Option.match(smtpUrl, { onNone: () => "unset: password resets go through the operator", onSome: (url) => redactUrl(Redacted.value(url)) }),

@@ -5,6 +5,7 @@
  */
 import { afterAll, expect, it, layer } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Exit, Layer, Logger, LogLevel, Schedule } from "effect"
+import { AppConfig } from "../../src/config.ts"
 import { Mailer } from "../../src/services/Mailer.ts"
 import { resetRequests } from "../../src/services/attempts.ts"
 import { pglite } from "../support/database.ts"
@@ -120,7 +121,7 @@ it.effect("the start-up summary names the SMTP server but never its password; a 
     const lines: Array<string> = []
     const capture = Logger.make(({ message }) => lines.push(JSON.stringify(message)))
     const start = (url: string) =>
-      Layer.build(Mailer.layer).pipe(
+      Layer.build(Mailer.layer.pipe(Layer.provide(AppConfig.test()))).pipe(
         Effect.scoped,
         Effect.provide(Layer.merge(Logger.replace(Logger.defaultLogger, capture), Layer.setConfigProvider(ConfigProvider.fromJson({ SMTP_URL: url })))),
         Effect.exit
@@ -128,5 +129,6 @@ it.effect("the start-up summary names the SMTP server but never its password; a 
     expect(Exit.isSuccess(yield* start("smtps://mailer:hunter2-secret@mail.example.com:465"))).toBe(true)
     expect(lines.join("\n")).toContain("smtps://mailer:redacted@mail.example.com:465")
     expect(lines.join("\n")).not.toContain("hunter2")
+    expect(lines.join("\n")).toContain("Image metadata <no-reply@images.example.com>")
     for (const url of ["https://mail.example.com", "mail.example.com"]) expect(Exit.isFailure(yield* start(url))).toBe(true)
   }))
