@@ -28,7 +28,8 @@ export const snippets = (key: string, publicUrl: string): ReadonlyArray<Snippet>
     {
       id: "node",
       label: "Node",
-      code: `import { readFile } from "node:fs/promises"
+      code: `// describe.mjs: node describe.mjs
+import { readFile } from "node:fs/promises"
 
 const form = new FormData()
 form.append("image", new Blob([await readFile("photo.jpg")], { type: "image/jpeg" }), "photo.jpg")
@@ -42,7 +43,8 @@ console.log(response.status, await response.json())`
     {
       id: "python",
       label: "Python",
-      code: `import requests
+      code: `# pip install requests
+import requests
 
 with open("photo.jpg", "rb") as image:
     response = requests.post(
