@@ -1,7 +1,13 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel } from "effect"
 import { pglite } from "../support/database.ts"
-import { baseUrl, csrfOf, onPage, password, signedUp, visitor } from "../support/dashboard.ts"
+import { execFile } from "node:child_process"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Accounts } from "../../src/services/Accounts.ts"
+import { accountOf, baseUrl, csrfOf, grant, onPage, password, signedUp, visitor } from "../support/dashboard.ts"
+import { jpeg } from "../support/describe.ts"
 import type { Visitor } from "../support/dashboard.ts"
 import { getTokens, serverWith } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
@@ -24,6 +30,9 @@ const createKeyPage = (browser: Visitor, fields: Record<string, string>) =>
 const createKey = (browser: Visitor, fields: Record<string, string>) =>
   Effect.map(createKeyPage(browser, fields), (page) => shownKey(page.body) ?? "")
 
+const unescapeHtml = (text: string) =>
+  text.replace(/&(lt|gt|quot|#39|amp);/g, (_, name: string) => ({ lt: "<", gt: ">", quot: "\"", "#39": "'", amp: "&" })[name] ?? "")
+
 const keyRows = (page: string) => page.match(/\/dashboard\/keys\/[0-9a-f-]{36}\/delete/g)?.length ?? 0
 
 layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestServices: true })("the API Keys page", (it) => {
@@ -40,6 +49,28 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
       const reload = yield* browser.get("/dashboard/keys")
       expect([shownKey(reload.body), reload.body.includes(key), keyRows(reload.body)]).toEqual([undefined, false, 1])
       onPage(reload.body, `<code>imd_…${key.slice(-4)}</code>`)
+    }))
+
+  it.effect("the examples shown with a new key, pasted and run as they are, each describe photo.jpg with it (one credit each)", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const browser = yield* signedUp(base, { email: "paste@example.com" })
+      const accountId = yield* accountOf("paste@example.com")
+      yield* grant(accountId, 5)
+      const page = (yield* createKeyPage(browser, { name: "pasted" })).body
+      const folder = mkdtempSync(join(tmpdir(), "imd-snippets-"))
+      writeFileSync(join(folder, "photo.jpg"), jpeg)
+      const runs = [["curl", "sh", "curl.sh"], ["node", "node", "describe.mjs"], ["python", "python3", "describe.py"]] as const
+      for (const [id, program, file] of runs) {
+        const code = unescapeHtml(new RegExp(`<pre id="snippet-${id}"><code>([^<]*)</code></pre>`).exec(page)?.[1] ?? "")
+          .replaceAll("https://images.example.com", base)
+        writeFileSync(join(folder, file), code)
+        const output = yield* Effect.promise(() =>
+          new Promise<string>((done) => execFile(program, [file], { cwd: folder, timeout: 20_000 }, (error, stdout) => done(error ? `failed: ${error.message}` : stdout))))
+        expect([id, output]).toEqual([id, expect.stringContaining("alt_text")])
+      }
+      rmSync(folder, { recursive: true })
+      expect((yield* Effect.flatMap(Accounts, (accounts) => accounts.find(accountId)).pipe(Effect.orDie)).credits).toBe(2)
     }))
 
   it.effect("the new key waits only for its own session: another log-in of the same user never sees it", () =>
