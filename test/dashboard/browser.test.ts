@@ -168,7 +168,7 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
       expect(yield* step(() => page.locator("#snippet-python").textContent())).toContain(phoneKey)
       const wide = yield* step(() => page.evaluate<number>("document.documentElement.scrollWidth - document.documentElement.clientWidth"))
       expect(wide).toBe(0)
-      yield* checkPage(page, "16-phone-key-created")
+      yield* checkPage(page, "21-phone-key-created")
       yield* step(() => page.reload())
       expect(yield* step(() => page.getByLabel("New API key", { exact: true }).count())).toBe(0)
       expect(yield* step(() => page.locator("#keys tbody tr").count())).toBe(1)
