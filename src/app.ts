@@ -6,10 +6,13 @@ import { ServerLive } from "./http/server.ts"
 import { Accounts } from "./services/Accounts.ts"
 import { ApiKeys } from "./services/ApiKeys.ts"
 import { Credits } from "./services/Credits.ts"
+import { DashboardConfig } from "./services/DashboardConfig.ts"
 import { Describer } from "./services/Describer.ts"
 import * as DescriberLive from "./services/DescriberLive.ts"
 import { Images } from "./services/Images.ts"
 import { Instance } from "./services/Instance.ts"
+import { KeyFlash } from "./services/KeyFlash.ts"
+import { Mailer } from "./services/Mailer.ts"
 import { Sessions } from "./services/Sessions.ts"
 import { UploadBudget } from "./services/UploadBudget.ts"
 import { UsageReport } from "./services/UsageReport.ts"
@@ -17,8 +20,10 @@ import { Users } from "./services/Users.ts"
 
 /** The services over a database client (the CLI uses these alone). */
 export const ServicesLive = Layer.mergeAll(
-  Accounts.Default, ApiKeys.Default, Credits.Default, Users.Default, Sessions.Default, UsageReport.Default
+  Accounts.Default, ApiKeys.Default, Users.Default, Sessions.Default, UsageReport.Default, KeyFlash.Default, DashboardConfig.layer, Mailer.layer
 ).pipe(
+  // Sign-ups grant `SIGNUP_CREDITS`.
+  Layer.provideMerge(Credits.Default),
   Layer.provideMerge(Instance.layer)
 )
 

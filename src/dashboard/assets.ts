@@ -1,7 +1,7 @@
 /**
  * The dashboard's only static files, served from memory: a style sheet, the favicon, and the copy
- * button's script. Pages work without the script (the key is in a text box to select); with it, one button
- * copies the key and says so in a live region. No inline style or script anywhere, so the
+ * button's script. Pages work without the script (a key, an account id or a snippet is text to select); with
+ * it, a button copies it and says so in a live region. No inline style or script anywhere, so the
  * Content-Security-Policy can forbid both.
  */
 
@@ -60,6 +60,7 @@ legend { padding: 0; }
 .new-key, .result { border: 3px solid var(--ok); padding: 0.5rem 1rem 1rem; margin: 1rem 0; }
 .new-key h2, .result h2 { margin-top: 0.25rem; }
 .key-value { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9rem; word-break: break-all; }
+.key-id { word-break: break-all; }
 .copy { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 1rem; }
 /* Positioned, so a visually hidden label in a cell stays inside the region instead of widening the page. */
 .table-scroll { overflow-x: auto; margin: 0 0 1rem; position: relative; }
@@ -118,15 +119,24 @@ summary { cursor: pointer; color: var(--accent); font-weight: 600; padding: 0.5r
 export const favicon = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1d4ed8"/><circle cx="11" cy="11" r="3.5" fill="#fff"/><path d="M4 26l9-10 5 5 4-4 6 9z" fill="#fff"/></svg>`
 
 export const copyScript = `"use strict";
+function selectAll(source) {
+  if (typeof source.select === "function") { source.select(); return; }
+  var range = document.createRange();
+  range.selectNodeContents(source);
+  window.getSelection().removeAllRanges();
+  window.getSelection().addRange(range);
+}
 document.querySelectorAll("button[data-copy]").forEach(function (button) {
   var source = document.getElementById(button.dataset.copy);
   var status = document.getElementById(button.dataset.status);
   if (!source || !status || !navigator.clipboard) return;
+  var what = button.dataset.what || "Key";
   button.hidden = false;
   button.addEventListener("click", function () {
-    navigator.clipboard.writeText(source.value).then(
-      function () { status.textContent = "Key copied to the clipboard."; },
-      function () { source.select(); status.textContent = "Copying failed: the key is selected, copy it with your keyboard."; }
+    var text = "value" in source ? source.value : source.textContent;
+    navigator.clipboard.writeText(text).then(
+      function () { status.textContent = what + " copied to the clipboard."; },
+      function () { selectAll(source); status.textContent = "Copying failed: the text is selected, copy it with your keyboard."; }
     );
   });
 });

@@ -1,4 +1,5 @@
 /** How the dashboard writes dates and numbers: in UTC and in English, the same for every reader. */
+import { dayMillis } from "../domain/time.ts"
 import { html } from "./html.ts"
 
 const dateTimeFormat = new Intl.DateTimeFormat("en-GB", {
@@ -22,3 +23,14 @@ const number = new Intl.NumberFormat("en-GB")
 export const count = (n: number) => number.format(n)
 
 export const credits = (n: number) => `${number.format(n)} ${n === 1 ? "credit" : "credits"}`
+
+/**
+ * A key's expiry as it was chosen: a date on the form means through that day (UTC), stored as the
+ * next midnight (domain/keyForm.ts), so a midnight reads as the day before's end, not as the next
+ * day at 00:00. A preset counts from the moment of creation and reads as such.
+ */
+export const expiry = (at: Date) => {
+  if (at.getTime() % dayMillis !== 0) return dateTime(at)
+  const lastDay = new Date(at.getTime() - dayMillis)
+  return html`<time datetime="${at.toISOString()}">${dateFormat.format(lastDay)} (end of day UTC)</time>`
+}

@@ -12,6 +12,7 @@ import {
   acceptInvitation, invitationForm, logIn, loginForm, logOut, passwordResetForm, resetPassword, signUp, signupForm
 } from "./routes/auth.ts"
 import { confirmDelete, createKey, deleteKey, listKeys } from "./routes/keys.ts"
+import { forgotPasswordForm, requestPasswordReset } from "./routes/forgotPassword.ts"
 import { changePassword, passwordForm } from "./routes/password.ts"
 import { tryDescribe, tryForm } from "./routes/try.ts"
 import { usage, usageExport } from "./routes/usage.ts"
@@ -30,6 +31,8 @@ const authRoutes = HttpRouter.empty.pipe(
   HttpRouter.post("/invitation", acceptInvitation),
   HttpRouter.get("/reset-password", passwordResetForm),
   HttpRouter.post("/reset-password", resetPassword),
+  HttpRouter.get("/forgot-password", forgotPasswordForm),
+  HttpRouter.post("/forgot-password", requestPasswordReset),
   HttpRouter.get("/password", passwordForm),
   HttpRouter.post("/password", changePassword),
   HttpRouter.post("/logout", logOut)

@@ -19,13 +19,15 @@ import dashboard from "./migrations/0002_dashboard.ts"
 import signupAttempts from "./migrations/0003_signup_attempts.ts"
 import passwordResets from "./migrations/0004_password_resets.ts"
 import usageRequestId from "./migrations/0005_usage_request_id.ts"
+import keysAndResetRequests from "./migrations/0006_keys_and_reset_requests.ts"
 
 const migrationFiles = {
   "0001_init": init,
   "0002_dashboard": dashboard,
   "0003_signup_attempts": signupAttempts,
   "0004_password_resets": passwordResets,
-  "0005_usage_request_id": usageRequestId
+  "0005_usage_request_id": usageRequestId,
+  "0006_keys_and_reset_requests": keysAndResetRequests
 }
 const migrations = Migrator.fromRecord(migrationFiles)
 

@@ -32,6 +32,11 @@ export class SignupThrottled extends Schema.TaggedError<SignupThrottled>()("Sign
   retryAfterSeconds: Schema.Number
 }) {}
 
+/** Too many "Forgot password" requests from this address lately. */
+export class ResetThrottled extends Schema.TaggedError<ResetThrottled>()("ResetThrottled", {
+  retryAfterSeconds: Schema.Number
+}) {}
+
 /** An invitation token that is unknown, used, or past its expiry. */
 export class InvitationInvalid extends Schema.TaggedError<InvitationInvalid>()("InvitationInvalid", {}) {}
 

@@ -30,7 +30,8 @@ export const keyNameUsed = (name: string | undefined): Either.Either<string | nu
 
 /**
  * A preset counts from now; a date (`YYYY-MM-DD`, what `<input type="date">` sends) means the key
- * works through that whole day in UTC, so it expires at the start of the next one.
+ * works through that whole day in UTC, so it expires at the start of the next one. Messages write
+ * dates as that control does, `YYYY-MM-DD`.
  */
 export const keyExpiryUsed = (
   choice: string | undefined,
@@ -43,9 +44,9 @@ export const keyExpiryUsed = (
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec((date ?? "").trim())
   const start = match === null ? Number.NaN : Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))
   const valid = match !== null && new Date(start).toISOString().startsWith(match[0])
-  if (!valid) return Either.left(new FormInvalid({ field: "expires-on", message: "Enter a date like 2030-12-31" }))
+  if (!valid) return Either.left(new FormInvalid({ field: "expires-on", message: "Enter the date as YYYY-MM-DD, for example 2030-12-31" }))
   const expiredAt = new Date(start + dayMillis)
   return expiredAt.getTime() > now.getTime()
     ? Either.right(expiredAt)
-    : Either.left(new FormInvalid({ field: "expires-on", message: "Choose today or a later date" }))
+    : Either.left(new FormInvalid({ field: "expires-on", message: `Choose ${now.toISOString().slice(0, 10)} (today, UTC) or a later date` }))
 }

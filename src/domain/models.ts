@@ -17,7 +17,9 @@ export class ApiKey extends Schema.Class<ApiKey>("ApiKey")({
   createdAt: Schema.DateFromSelf,
   expiredAt: Schema.DateFromSelf,
   deletedAt: Schema.NullOr(Schema.DateFromSelf),
-  lastUsedAt: Schema.NullOr(Schema.DateFromSelf)
+  lastUsedAt: Schema.NullOr(Schema.DateFromSelf),
+  /** The key's last four characters, to tell keys apart; null for keys made before they were kept. */
+  lastFour: Schema.NullOr(Schema.String)
 }) {}
 
 export class Subscription extends Schema.Class<Subscription>("Subscription")({

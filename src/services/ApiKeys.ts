@@ -1,7 +1,8 @@
 /**
  * API keys (spec §5, §7.2): tokens signed by the service (`Signer`), carrying the account
- * (`userId`), the key id (`jti`) and the expiry. A key is also a database row,
- * so deleting it from the dashboard revokes it on the very next request.
+ * (`userId`), the key id (`jti`) and the expiry, behind the prefix `imd_` that tells people and
+ * secret scanners what it is. A key is also a database row, so deleting it from the dashboard
+ * revokes it on the very next request.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Clock, Effect, Option, Schema } from "effect"
@@ -16,6 +17,9 @@ export interface NewKey {
 }
 
 const Claims = Schema.Struct({ userId: Schema.String, jti: Schema.UUID })
+
+/** Before every key made since it was introduced; keys made before have none and keep working. */
+export const keyPrefix = "imd_"
 
 /** How precisely a key's last use is recorded. */
 const lastUseResolution = "1 minute"
@@ -39,11 +43,14 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
     const create = (accountId: string, key: NewKey) =>
       Effect.gen(function* () {
         yield* accounts.find(accountId)
+        const id = crypto.randomUUID()
+        const createdAt = yield* now
+        const signed = yield* signer.sign({ userId: accountId }, { id, issuedAt: createdAt, expiresAt: key.expiredAt })
+        const token = `${keyPrefix}${signed}`
         const row = new ApiKey({
-          id: crypto.randomUUID(), accountId, name: key.name ?? null, createdAt: yield* now,
-          expiredAt: key.expiredAt, deletedAt: null, lastUsedAt: null
+          id, accountId, name: key.name ?? null, createdAt, expiredAt: key.expiredAt, deletedAt: null, lastUsedAt: null,
+          lastFour: token.slice(-4)
         })
-        const token = yield* signer.sign({ userId: accountId }, { id: row.id, issuedAt: row.createdAt, expiresAt: row.expiredAt })
         yield* sql`INSERT INTO api_keys ${sql.insert({ ...row })}`.pipe(Effect.orDie)
         return { key: row, token }
       }).pipe(Effect.withSpan("ApiKeys.create"))
@@ -70,7 +77,8 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
 
     const verify = (token: string) =>
       Effect.gen(function* () {
-        const payload = yield* signer.verify(token, yield* now)
+        const signed = token.startsWith(keyPrefix) ? token.slice(keyPrefix.length) : token
+        const payload = yield* signer.verify(signed, yield* now)
         if (typeof payload.userId !== "string") return yield* new ApiKeyMalformed()
         // Signed by us with a userId, so made by `create`: a jti that is not a key is one we never recorded.
         return yield* Schema.decodeUnknown(Claims)(payload).pipe(Effect.mapError(() => new ApiKeyRevoked()))
@@ -93,7 +101,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
             AND (last_used_at IS NULL OR last_used_at <= ${usedAt}::timestamptz - ${lastUseResolution}::interval)
           RETURNING last_used_at
         )
-        SELECT key.id, key.account_id, key.name, key.created_at, key.expired_at, key.deleted_at,
+        SELECT key.id, key.account_id, key.name, key.created_at, key.expired_at, key.deleted_at, key.last_four,
           coalesce(used.last_used_at, key.last_used_at) AS last_used_at,
           account.name AS account_name, account.email AS account_email,
           account.registered_at AS account_registered_at, account.credits AS account_credits

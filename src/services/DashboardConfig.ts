@@ -2,17 +2,34 @@
  * The dashboard's settings (issue 5 §1), read through Effect `Config`; none of them is secret.
  * Tests set them the same way, with a `ConfigProvider`.
  */
-import { Config, Context, Duration, Effect, Layer } from "effect"
+import { Config, Context, Duration, Effect, Layer, Option } from "effect"
+
+/** The most `SIGNUP_CREDITS` may be: a balance's bound (services/Credits.ts). */
+const maxSignupCredits = 2_147_483_647
 
 export class DashboardConfig extends Context.Tag("DashboardConfig")<DashboardConfig, {
   /** `SIGNUP=closed` leaves only operator invitations (`account invite`) as a way in. */
   readonly signup: "open" | "closed"
   /** `SESSION_LIFETIME` (e.g. `12 hours`): a session ends this long after its log-in. */
   readonly sessionLifetime: Duration.Duration
+  /** `SIGNUP_CREDITS`: what a new account gets when its user signs up or accepts an invitation. */
+  readonly signupCredits: number
+  /** `CREDITS_HELP`: a sentence or a URL, shown where the balance is 0, saying how to get credits. */
+  readonly creditsHelp: Option.Option<string>
 }>() {
   static readonly config = Config.all({
     signup: Config.literal("open", "closed")("SIGNUP").pipe(Config.withDefault("open" as const)),
-    sessionLifetime: Config.duration("SESSION_LIFETIME").pipe(Config.withDefault(Duration.days(7)))
+    sessionLifetime: Config.duration("SESSION_LIFETIME").pipe(Config.withDefault(Duration.days(7))),
+    signupCredits: Config.integer("SIGNUP_CREDITS").pipe(
+      Config.withDefault(0),
+      Config.validate({
+        message: `SIGNUP_CREDITS must be a whole number from 0 to ${maxSignupCredits}`,
+        validation: (n) => n >= 0 && n <= maxSignupCredits
+      })
+    ),
+    creditsHelp: Config.option(Config.string("CREDITS_HELP").pipe(Config.map((text) => text.trim()))).pipe(
+      Config.map(Option.filter((text) => text !== ""))
+    )
   })
 
   /**
@@ -22,6 +39,11 @@ export class DashboardConfig extends Context.Tag("DashboardConfig")<DashboardCon
   static readonly layer = Layer.effect(
     DashboardConfig,
     Effect.tap(DashboardConfig.config, (config) =>
-      Effect.logInfo("dashboard", { signup: config.signup, sessionLifetime: Duration.format(config.sessionLifetime) }))
+      Effect.logInfo("dashboard", {
+        signup: config.signup,
+        sessionLifetime: Duration.format(config.sessionLifetime),
+        signupCredits: config.signupCredits,
+        creditsHelp: Option.getOrElse(config.creditsHelp, () => "unset: a balance of 0 says to ask the operator")
+      }))
   ).pipe(Layer.orDie)
 }

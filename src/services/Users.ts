@@ -1,67 +1,23 @@
 /**
  * The people who log in to the dashboard (issue 5 §1): sign-up with a bound per address, log-in
  * with bounds on recent failures per account and address and per address, slowed down as an
- * account's failures grow; invitations and password-reset links made by an operator, and password
- * changes. Passwords are hashed with Argon2id (`Bun.password`); of an invitation or reset token only
- * its SHA-256 hash is stored.
+ * account's failures grow (bounds in `attempts.ts`); password changes; invitations and
+ * password-reset links (`userLinks.ts`). Passwords are hashed with Argon2id.
  */
-import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
-import { Clock, Duration, Effect, Option, Schema } from "effect"
+import { SqlClient, type Statement } from "@effect/sql"
+import { Duration, Effect, Option } from "effect"
 import { accountNameUsed, emailUsed, newPasswordUsed, normaliseEmail } from "../domain/credentials.ts"
-import {
-  EmailTaken, InvitationInvalid, LoginFailed, LoginThrottled, PasswordResetInvalid, SignupClosed, SignupThrottled, UserNotFound
-} from "../domain/dashboard.ts"
+import { EmailTaken, LoginFailed, LoginThrottled, SignupClosed, SignupThrottled } from "../domain/dashboard.ts"
 import { DashboardUser } from "../domain/models.ts"
 import { Accounts } from "./Accounts.ts"
+import {
+  countRecent, loginDelay, loginFailures, makeTurns, recordAttempt, retryAfter, signupAttempts, turnsRetryAfterSeconds
+} from "./attempts.ts"
+import { Credits } from "./Credits.ts"
 import { DashboardConfig } from "./DashboardConfig.ts"
-import { randomToken, tokenHash } from "./secrets.ts"
-
-/**
- * Failed log-ins counted over this window. Past a bound for one account from one address, or for
- * one address over all accounts, log-in is refused there until old ones age out. Failures from
- * other addresses never refuse anyone: they only slow each attempt on the account down, by a delay
- * that doubles with each failure past `slowAfter`, up to `maxDelay`. So nobody can lock the owner
- * out from their own address, and a guesser spread over many addresses gets no more than
- * `perAddress` guesses from each, each one slower. Delayed attempts on one account take turns (in
- * this process): their delays add up instead of running side by side. At most `delayedPerAccount`
- * of them, waiting or in their turn, come from addresses with failures of their own on the account;
- * more are refused at once. An attempt from an address without any is never refused: it waits its turn.
- */
-export const loginFailures = {
-  window: Duration.minutes(15),
-  perAccountAndAddress: 5,
-  perAddress: 20,
-  slowAfter: 5,
-  firstDelay: Duration.seconds(1),
-  // Well under the idle timeout (http/connections.ts): a waiting log-in sends nothing meanwhile.
-  maxDelay: Duration.seconds(4),
-  delayedPerAccount: 3
-} as const
-
-/** What a refused attempt is told to wait: about as long as the attempts ahead of it take. */
-const turnsRetryAfterSeconds = Math.ceil(Duration.toSeconds(loginFailures.maxDelay) * loginFailures.delayedPerAccount)
-
-/**
- * How long an attempt on an account waits before its password is checked, given the failures on
- * the account (from any address) in the window, this attempt included.
- */
-export const loginDelay = (accountFailures: number): Duration.Duration => {
-  const past = accountFailures - loginFailures.slowAfter
-  if (past <= 0) return Duration.zero
-  return Duration.min(Duration.times(loginFailures.firstDelay, 2 ** Math.min(past - 1, 16)), loginFailures.maxDelay)
-}
-
-/**
- * Sign-ups counted per address over this window, whether or not they succeed: each one that gets
- * past the form's rules costs a password hash and may leave an account. Ten an hour leaves room
- * for an office behind one address.
- */
-export const signupAttempts = { window: Duration.hours(1), perAddress: 10 } as const
-
-const invitationLifetime = Duration.days(7)
-
-/** An operator hands the link over by hand (README, Operator CLI): a day, not a week. */
-export const passwordResetLifetime = Duration.hours(24)
+import { randomToken } from "./secrets.ts"
+import { makeUserLinks } from "./userLinks.ts"
+import { hashPassword, makeUserRows, now } from "./userRows.ts"
 
 export interface SignUp {
   readonly name: string
@@ -89,38 +45,17 @@ export interface ChangePassword {
   readonly keepSession: string
 }
 
-const hashPassword = (password: string) => Effect.promise(() => Bun.password.hash(password, { algorithm: "argon2id" }))
-
-const Credentials = Schema.Struct({ ...DashboardUser.fields, passwordHash: Schema.NullOr(Schema.String) })
-
-/** The row of a recorded attempt. */
-const Attempt = Schema.Struct({ seq: Schema.String })
-
-/** Events of one kind (failed log-ins, sign-ups) still inside their window. */
-const Recent = Schema.Struct({ count: Schema.Number, oldest: Schema.NullOr(Schema.DateFromSelf) })
-
 export class Users extends Effect.Service<Users>()("Users", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const accounts = yield* Accounts
     const config = yield* DashboardConfig
+    const rows = makeUserRows(sql, yield* Credits, config.signupCredits)
+    const inTurn = makeTurns()
     // Verified against when the address is unknown, so the time taken does not tell who has an account.
     const decoy = yield* hashPassword(randomToken())
-    const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
-    const findCredentials = SqlSchema.findOne({
-      Request: Schema.String,
-      Result: Credentials,
-      execute: (email) => sql`SELECT id, account_id, email, password_hash FROM dashboard_users WHERE email = ${email}`
-    })
-
-    const emailTaken = (email: string) =>
-      Effect.map(sql`SELECT 1 FROM dashboard_users WHERE email = ${email}`, (rows) => rows.length > 0)
-
-    const insertUser = (user: DashboardUser, secret: { passwordHash: string } | { invitationHash: string; invitationExpiresAt: Date }) =>
-      Effect.flatMap(now, (createdAt) => sql`INSERT INTO dashboard_users ${sql.insert({ ...user, ...secret, createdAt })}`)
-
-    /** A new account with its first user; refused while sign-up is closed. */
+    /** A new account with its first user and its sign-up credits; refused while sign-up is closed. */
     const signUp = (form: SignUp) =>
       Effect.gen(function* () {
         if (config.signup === "closed") return yield* new SignupClosed()
@@ -142,59 +77,18 @@ export class Users extends Effect.Service<Users>()("Users", {
         }
         const passwordHash = yield* hashPassword(password)
         return yield* Effect.gen(function* () {
-          if (yield* emailTaken(email)) return yield* new EmailTaken()
+          if (yield* rows.emailTaken(email)) return yield* new EmailTaken()
           const account = yield* accounts.create({ name, email })
           const user = new DashboardUser({ id: crypto.randomUUID(), accountId: account.id, email })
-          yield* insertUser(user, { passwordHash })
+          yield* rows.insertUser(user, { passwordHash })
+          yield* rows.welcomeCredits(account.id)
           return user
         }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
       }).pipe(Effect.withSpan("Users.signUp"))
 
-    /**
-     * Attempts are recorded before they are counted, so concurrent ones see each other and a burst
-     * cannot slip past a bound (it can only be refused a little early); a refused one is deleted
-     * again, as it cost nothing. Runs an `INSERT ... RETURNING seq::text AS seq`.
-     */
-    const recordAttempt = (insert: Statement.Statement<unknown>) =>
-      SqlSchema.single({ Request: Schema.Void, Result: Attempt, execute: () => insert })(undefined).pipe(
-        Effect.map(({ seq }) => seq),
-        Effect.orDie
-      )
-
-    /** Runs a `SELECT count(*)::int AS count, min(...) AS oldest` over events of one kind. */
-    const countRecent = (query: Statement.Statement<unknown>) =>
-      SqlSchema.single({ Request: Schema.Void, Result: Recent, execute: () => query })(undefined).pipe(Effect.orDie)
     const recentFailures = (where: Statement.Fragment, since: Date) =>
       countRecent(sql`SELECT count(*)::int AS count, min(failed_at) AS oldest FROM login_failures
         WHERE ${where} AND failed_at > ${since}`)
-
-    /** Once `seen`, this attempt included, is over `bound`: the seconds until its oldest leaves the window. */
-    const retryAfter = (seen: typeof Recent.Type, bound: number, window: Duration.Duration, at: Date) =>
-      seen.count <= bound || seen.oldest === null
-        ? Option.none()
-        : Option.some(Math.max(1, Math.ceil((seen.oldest.getTime() + Duration.toMillis(window) - at.getTime()) / 1000)))
-
-    /** Each account's delayed attempts, in their turn or waiting: the entry goes with the last one. */
-    const turns = new Map<string, { readonly turn: Effect.Semaphore; waiting: number }>()
-
-    /** Runs `check` in the account's turn; none, at once, if `refusable` and too many are there. */
-    const inTurn = <A, E, R>(email: string, refusable: boolean, check: Effect.Effect<A, E, R>) =>
-      Effect.acquireUseRelease(
-        Effect.sync(() => {
-          const entry = turns.get(email) ?? { turn: Effect.unsafeMakeSemaphore(1), waiting: 0 }
-          if (refusable && entry.waiting >= loginFailures.delayedPerAccount) return Option.none()
-          entry.waiting++
-          turns.set(email, entry)
-          return Option.some(entry)
-        }),
-        Option.match({ onNone: () => Effect.succeedNone, onSome: ({ turn }) => Effect.asSome(turn.withPermits(1)(check)) }),
-        (entry) =>
-          Effect.sync(() =>
-            Option.map(entry, (held) => {
-              if (--held.waiting === 0) turns.delete(email)
-            })
-          )
-      )
 
     /**
      * Refused before the password is looked at while a bound of this address is reached; otherwise
@@ -224,7 +118,7 @@ export class Users extends Effect.Service<Users>()("Users", {
         const delay = loginDelay(byAccount.count)
         const check = Effect.gen(function* () {
           yield* Effect.sleep(delay)
-          const found = yield* Effect.orDie(findCredentials(email))
+          const found = yield* Effect.orDie(rows.findCredentials(email))
           const hash = Option.flatMap(found, (user) => Option.fromNullable(user.passwordHash))
           const valid = yield* Effect.promise(() => Bun.password.verify(form.password, Option.getOrElse(hash, () => decoy)))
           return { found, hash, valid }
@@ -242,90 +136,6 @@ export class Users extends Effect.Service<Users>()("Users", {
         yield* sql`DELETE FROM login_failures WHERE email = ${email} AND address = ${form.address}`.pipe(Effect.orDie)
         return new DashboardUser({ id: found.value.id, accountId: found.value.accountId, email })
       }).pipe(Effect.withSpan("Users.logIn"))
-
-    /** An operator's invitation to an existing account: a one-time token, valid for a week. */
-    const invite = (accountId: string, rawEmail: string) =>
-      Effect.gen(function* () {
-        const email = yield* emailUsed(rawEmail)
-        yield* accounts.find(accountId)
-        if (yield* emailTaken(email)) return yield* new EmailTaken()
-        const token = randomToken()
-        const expiresAt = new Date((yield* Clock.currentTimeMillis) + Duration.toMillis(invitationLifetime))
-        const user = new DashboardUser({ id: crypto.randomUUID(), accountId, email })
-        yield* insertUser(user, { invitationHash: tokenHash(token), invitationExpiresAt: expiresAt })
-        return { user, token, expiresAt }
-      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Users.invite"))
-
-    /**
-     * A one-time password-reset link's token for the user of `rawEmail`, made by an operator;
-     * only its hash is stored, as for invitations. Earlier links of the user stay valid until used
-     * or expired.
-     */
-    const createPasswordReset = (rawEmail: string) =>
-      Effect.gen(function* () {
-        const email = yield* emailUsed(rawEmail)
-        const found = yield* Effect.orDie(findCredentials(email))
-        if (Option.isNone(found)) return yield* new UserNotFound({ email })
-        const token = randomToken()
-        const createdAt = yield* now
-        const expiresAt = new Date(createdAt.getTime() + Duration.toMillis(passwordResetLifetime))
-        yield* sql`INSERT INTO password_resets
-          ${sql.insert({ tokenHash: tokenHash(token), userId: found.value.id, createdAt, expiresAt })}`.pipe(Effect.orDie)
-        return { user: new DashboardUser({ id: found.value.id, accountId: found.value.accountId, email }), token, expiresAt }
-      }).pipe(Effect.withSpan("Users.createPasswordReset"))
-
-    const pendingInvitation = (token: string) =>
-      Effect.gen(function* () {
-        const rows = yield* sql<{ email: string }>`SELECT email FROM dashboard_users
-          WHERE invitation_hash = ${tokenHash(token)} AND invitation_expires_at > ${yield* now} AND password_hash IS NULL`
-        const [row] = rows
-        return row === undefined ? yield* new InvitationInvalid() : row
-      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Users.pendingInvitation"))
-
-    /** Sets the password of an invited user; the token works once. */
-    const acceptInvitation = (token: string, password: string) =>
-      Effect.gen(function* () {
-        yield* pendingInvitation(token)
-        const passwordHash = yield* hashPassword(yield* newPasswordUsed(password))
-        const [row] = yield* sql<{ id: string; accountId: string; email: string }>`UPDATE dashboard_users
-          SET password_hash = ${passwordHash}, invitation_hash = NULL, invitation_expires_at = NULL
-          WHERE invitation_hash = ${tokenHash(token)} AND invitation_expires_at > ${yield* now} AND password_hash IS NULL
-          RETURNING id, account_id, email`
-        return row === undefined ? yield* new InvitationInvalid() : new DashboardUser(row)
-      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Users.acceptInvitation"))
-
-    /** The user a reset token is for, while it is unused and unexpired. */
-    const pendingPasswordReset = (token: string) =>
-      Effect.gen(function* () {
-        const [row] = yield* sql<{ email: string; live: boolean }>`SELECT u.email, (r.expires_at > ${yield* now} AND r.used_at IS NULL) AS live
-          FROM password_resets r JOIN dashboard_users u ON u.id = r.user_id WHERE r.token_hash = ${tokenHash(token)}`
-        if (row === undefined) return yield* new PasswordResetInvalid({ reason: "unknown" })
-        return row.live ? { email: row.email } : yield* new PasswordResetInvalid({ reason: "spent" })
-      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Users.pendingPasswordReset"))
-
-    /**
-     * Sets a new password with a reset token and ends every session of the user, in one
-     * transaction. The row is locked and re-checked (`FOR UPDATE`), so of two concurrent uses of
-     * one token only the first sets a password; the other finds it used. The password is hashed
-     * before, so no lock is held for the time Argon2id takes.
-     */
-    const resetPassword = (token: string, password: string) =>
-      Effect.gen(function* () {
-        yield* pendingPasswordReset(token)
-        const passwordHash = yield* hashPassword(yield* newPasswordUsed(password))
-        return yield* Effect.gen(function* () {
-          const at = yield* now
-          const [row] = yield* sql<{ id: string; accountId: string; email: string }>`SELECT u.id, u.account_id, u.email
-            FROM password_resets r JOIN dashboard_users u ON u.id = r.user_id
-            WHERE r.token_hash = ${tokenHash(token)} AND r.expires_at > ${at} AND r.used_at IS NULL
-            FOR UPDATE OF r`
-          if (row === undefined) return yield* new PasswordResetInvalid({ reason: "spent" })
-          yield* sql`UPDATE dashboard_users SET password_hash = ${passwordHash} WHERE id = ${row.id}`
-          yield* sql`UPDATE password_resets SET used_at = ${at} WHERE token_hash = ${tokenHash(token)}`
-          yield* sql`DELETE FROM sessions WHERE user_id = ${row.id}`
-          return new DashboardUser(row)
-        }).pipe(sql.withTransaction)
-      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Users.resetPassword"))
 
     /**
      * A logged-in user's new password. The current one is checked as a log-in is, bounds included,
@@ -345,8 +155,9 @@ export class Users extends Effect.Service<Users>()("Users", {
 
     return {
       signupOpen: config.signup === "open",
-      signUp, logIn, invite, pendingInvitation, acceptInvitation, createPasswordReset, pendingPasswordReset, resetPassword, changePassword,
-      emailTaken: (email: string) => Effect.orDie(emailTaken(email))
+      signUp, logIn, changePassword,
+      ...makeUserLinks(sql, accounts, rows),
+      emailTaken: (email: string) => Effect.orDie(rows.emailTaken(email))
     } as const
   }),
   dependencies: [Accounts.Default, DashboardConfig.layer]

@@ -75,6 +75,15 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
       const copied = yield* step(() => page.evaluate<string>("navigator.clipboard.readText()"))
       expect(copied).toBe(shown)
       yield* checkPage(page, "04-keys-created")
+      // Ready-to-paste requests carry the key; a reload shows it no more and makes no second key.
+      expect(shown).toMatch(/^imd_/)
+      for (const snippet of ["#snippet-curl", "#snippet-node", "#snippet-python"]) {
+        expect(yield* step(() => page.locator(snippet).textContent())).toContain(shown)
+      }
+      yield* step(() => page.reload())
+      expect(yield* step(() => page.getByLabel("New API key", { exact: true }).count())).toBe(0)
+      expect(yield* step(() => page.locator("#keys tbody tr").count())).toBe(1)
+      expect(yield* step(() => page.locator("#keys").textContent())).toContain(`imd_…${shown.slice(-4)}`)
 
       // The copied key works on the API, from the test (a server), not from the page.
       const status = yield* getTokens(copied)
@@ -157,6 +166,18 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
         expect([path, overflow]).toEqual([path, 0])
         yield* checkPage(page, name)
       }
+      // A key made on the phone: its examples fit the screen; a reload shows it no more.
+      yield* step(() => page.goto(`${base}/dashboard/keys`))
+      yield* step(() => page.getByLabel("Name (optional)").fill("Phone"))
+      yield* step(() => page.getByRole("button", { name: "Create key" }).click())
+      const phoneKey = yield* step(() => page.getByLabel("New API key", { exact: true }).inputValue())
+      expect(yield* step(() => page.locator("#snippet-python").textContent())).toContain(phoneKey)
+      const wide = yield* step(() => page.evaluate<number>("document.documentElement.scrollWidth - document.documentElement.clientWidth"))
+      expect(wide).toBe(0)
+      yield* checkPage(page, "21-phone-key-created")
+      yield* step(() => page.reload())
+      expect(yield* step(() => page.getByLabel("New API key", { exact: true }).count())).toBe(0)
+      expect(yield* step(() => page.locator("#keys tbody tr").count())).toBe(1)
     }), 120_000)
 
   it.scoped.skipIf(chromiumMissing)("an operator's password-reset link, then a password change", () =>

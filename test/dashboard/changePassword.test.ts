@@ -4,7 +4,7 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel } from "effect"
-import { loginFailures } from "../../src/services/Users.ts"
+import { loginFailures } from "../../src/services/attempts.ts"
 import { backends } from "../support/database.ts"
 import { baseUrl, csrfOf, onPage, password, signedUp, visitor } from "../support/dashboard.ts"
 import type { Visitor } from "../support/dashboard.ts"

@@ -1,7 +1,13 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel } from "effect"
 import { pglite } from "../support/database.ts"
-import { baseUrl, csrfOf, onPage, signedUp } from "../support/dashboard.ts"
+import { execFile } from "node:child_process"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Accounts } from "../../src/services/Accounts.ts"
+import { accountOf, baseUrl, csrfOf, grant, onPage, password, signedUp, visitor } from "../support/dashboard.ts"
+import { jpeg } from "../support/describe.ts"
 import type { Visitor } from "../support/dashboard.ts"
 import { getTokens, serverWith } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
@@ -12,16 +18,74 @@ const shownKey = (page: string) => /<textarea id="new-key-value"[^>]*>([^<]+)<\/
 
 const deletePath = (page: string) => /href="(\/dashboard\/keys\/[0-9a-f-]{36}\/delete)"/.exec(page)?.[1] ?? ""
 
-/** Creates a key through the page, as a person does; the key shown once. */
-const createKey = (browser: Visitor, fields: Record<string, string>) =>
+/** Creates a key through the page, as a person does: the post redirects, the page after it shows the key once. */
+const createKeyPage = (browser: Visitor, fields: Record<string, string>) =>
   Effect.gen(function* () {
     const page = yield* browser.get("/dashboard/keys")
     const answer = yield* browser.post("/dashboard/keys", { csrf: csrfOf(page.body), ...fields })
-    expect(answer.status).toBe(201)
-    return shownKey(answer.body) ?? ""
+    expect([answer.status, answer.location, shownKey(answer.body)]).toEqual([303, "/dashboard/keys", undefined])
+    return yield* browser.get("/dashboard/keys")
   })
 
+const createKey = (browser: Visitor, fields: Record<string, string>) =>
+  Effect.map(createKeyPage(browser, fields), (page) => shownKey(page.body) ?? "")
+
+const unescapeHtml = (text: string) =>
+  text.replace(/&(lt|gt|quot|#39|amp);/g, (_, name: string) => ({ lt: "<", gt: ">", quot: "\"", "#39": "'", amp: "&" })[name] ?? "")
+
+const keyRows = (page: string) => page.match(/\/dashboard\/keys\/[0-9a-f-]{36}\/delete/g)?.length ?? 0
+
 layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestServices: true })("the API Keys page", (it) => {
+  it.effect("creating redirects: the key starts with imd_, is shown once with its examples; a reload makes no second key and shows it no more", () =>
+    Effect.gen(function* () {
+      const browser = yield* signedUp(yield* baseUrl, { email: "prg@example.com" })
+      const shown = yield* createKeyPage(browser, { name: "Reloaded", expiry: "90" })
+      const key = shownKey(shown.body) ?? ""
+      expect(key).toMatch(/^imd_eyJ/)
+      expect(shown.status).toBe(200)
+      onPage(shown.body, `-H &quot;Authorization: Bearer ${key}&quot;`, `Authorization: &quot;Bearer ${key}&quot;`,
+        `{&quot;Authorization&quot;: &quot;Bearer ${key}&quot;}`, "https://images.example.com/api/describe", `<code>imd_…${key.slice(-4)}</code>`)
+      expect((yield* getTokens(key)).status).toBe(200)
+      const reload = yield* browser.get("/dashboard/keys")
+      expect([shownKey(reload.body), reload.body.includes(key), keyRows(reload.body)]).toEqual([undefined, false, 1])
+      onPage(reload.body, `<code>imd_…${key.slice(-4)}</code>`)
+    }))
+
+  it.effect("the examples shown with a new key, pasted and run as they are, each describe photo.jpg with it (one credit each)", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const browser = yield* signedUp(base, { email: "paste@example.com" })
+      const accountId = yield* accountOf("paste@example.com")
+      yield* grant(accountId, 5)
+      const page = (yield* createKeyPage(browser, { name: "pasted" })).body
+      const folder = mkdtempSync(join(tmpdir(), "imd-snippets-"))
+      writeFileSync(join(folder, "photo.jpg"), jpeg)
+      const runs = [["curl", "sh", "curl.sh"], ["node", "node", "describe.mjs"], ["python", "python3", "describe.py"]] as const
+      for (const [id, program, file] of runs) {
+        const code = unescapeHtml(new RegExp(`<pre id="snippet-${id}"><code>([^<]*)</code></pre>`).exec(page)?.[1] ?? "")
+          .replaceAll("https://images.example.com", base)
+        writeFileSync(join(folder, file), code)
+        const output = yield* Effect.promise(() =>
+          new Promise<string>((done) => execFile(program, [file], { cwd: folder, timeout: 20_000 }, (error, stdout) => done(error ? `failed: ${error.message}` : stdout))))
+        expect([id, output]).toEqual([id, expect.stringContaining("alt_text")])
+      }
+      rmSync(folder, { recursive: true })
+      expect((yield* Effect.flatMap(Accounts, (accounts) => accounts.find(accountId)).pipe(Effect.orDie)).credits).toBe(2)
+    }))
+
+  it.effect("the new key waits only for its own session: another log-in of the same user never sees it", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const browser = yield* signedUp(base, { email: "flash@example.com" })
+      const page = yield* browser.get("/dashboard/keys")
+      expect((yield* browser.post("/dashboard/keys", { csrf: csrfOf(page.body), name: "one" })).status).toBe(303)
+      const other = visitor(base)
+      const login = yield* other.get("/dashboard/login")
+      expect((yield* other.post("/dashboard/login", { csrf: csrfOf(login.body), email: "flash@example.com", password })).status).toBe(303)
+      expect(shownKey((yield* other.get("/dashboard/keys")).body)).toBeUndefined()
+      expect(shownKey((yield* browser.get("/dashboard/keys")).body)).toMatch(/^imd_/)
+    }))
+
   it.effect("a key is shown once, works on /api/tokens, is listed with its name, expiry and status, never shown again", () =>
     Effect.gen(function* () {
       const browser = yield* signedUp(yield* baseUrl, { email: "keys@example.com" })
@@ -41,7 +105,10 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
   it.effect("an expiry date means through that day (UTC); a blank name reads `User` on /api/tokens", () =>
     Effect.gen(function* () {
       const browser = yield* signedUp(yield* baseUrl, { email: "dates@example.com" })
-      const key = yield* createKey(browser, { name: "  ", expiry: "date", "expires-on": "2031-05-17" })
+      const page = yield* createKeyPage(browser, { name: "  ", expiry: "date", "expires-on": "2031-05-17" })
+      const key = shownKey(page.body) ?? ""
+      onPage(page.body, "It works until <time datetime=\"2031-05-18T00:00:00.000Z\">17 May 2031 (end of day UTC)</time>")
+      expect(page.body.includes("18 May 2031")).toBe(false)
       const body = (yield* getTokens(key)).body as { token: { name: string | null; expiredAt: string }; user: { name: string } }
       expect([body.token.name, body.token.expiredAt, body.user.name]).toEqual([null, "2031-05-18T00:00:00.000Z", "User"])
     }))
@@ -55,6 +122,7 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
         expect(answer.status).toBe(400)
         onPage(answer.body, `href="#field-expires-on"`)
         onPage(answer.body, `aria-invalid="true" aria-describedby="field-expires-on-error"`)
+        onPage(answer.body, date === "2001-01-01" ? `Choose ${new Date().toISOString().slice(0, 10)} (today, UTC) or a later date` : "Enter the date as YYYY-MM-DD")
       }
       onPage((yield* browser.get("/dashboard/keys")).body, "You have no API keys yet.")
     }))
@@ -115,10 +183,7 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
     Effect.gen(function* () {
       const script = `<script>alert("x")</script>`
       const browser = yield* signedUp(yield* baseUrl, { email: "script@example.com", name: `Shop ${script}` })
-      const created = yield* browser.post("/dashboard/keys", {
-        csrf: csrfOf((yield* browser.get("/dashboard/keys")).body),
-        name: `Key ${script}`
-      })
+      const created = yield* createKeyPage(browser, { name: `Key ${script}` })
       const path = deletePath((yield* browser.get("/dashboard/keys")).body)
       for (const page of [created.body, (yield* browser.get("/dashboard/keys")).body, (yield* browser.get(path)).body, (yield* browser.get("/dashboard")).body]) {
         expect(page.includes("<script>alert")).toBe(false)

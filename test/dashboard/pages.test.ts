@@ -13,6 +13,7 @@ import type { Viewer } from "../../src/dashboard/pages/layout.ts"
 import { tryAction } from "../../src/dashboard/pages/try.ts"
 import { usagePage } from "../../src/dashboard/pages/usage.ts"
 import { noticeOf } from "../../src/dashboard/routes/notices.ts"
+import { snippets } from "../../src/dashboard/snippets.ts"
 import { onPage } from "../support/dashboard.ts"
 
 const script = `<script>alert('x')</script>`
@@ -24,8 +25,11 @@ const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0
 const key = (n: number, overrides: Partial<ApiKey> = {}) =>
   new ApiKey({
     id: uuid(n), accountId: uuid(0), name: `Key ${script}`, createdAt: now, expiredAt: new Date("2027-03-01T00:00:00.000Z"),
-    deletedAt: null, lastUsedAt: null, ...overrides
+    deletedAt: null, lastUsedAt: null, lastFour: "wxyz", ...overrides
   })
+
+const overviewOf = (account: Account) =>
+  ({ viewer, account, subscription: Option.none(), activeKeys: 0, creditsHelp: Option.none(), publicUrl: "https://images.example.com" })
 
 const unescape = (text: string) =>
   text.replace(/&(lt|gt|quot|#39|amp);/g, (_, name: string) => ({ lt: "<", gt: ">", quot: "\"", "#39": "'", amp: "&" })[name] ?? "")
@@ -52,13 +56,29 @@ describe("html", () => {
 
 describe("pages", () => {
   it("the API Keys page shows `<script>` in key and account names as text, and the new key once, with its copy button", () => {
-    const page = keysPage({ viewer, keys: [key(1)], now, created: { key: key(1), token: "eyJ.secret.key" } }).value
+    const page = keysPage({ viewer, keys: [key(1)], now, created: { key: key(1), token: "eyJ.secret.key", snippets: snippets("eyJ.secret.key", "https://x.example") } }).value
     expect(page.includes("<script>alert")).toBe(false)
     onPage(page, `Shop ${escapedScript}`, `Key ${escapedScript}`, "eyJ.secret.key", `data-copy="new-key-value"`, `<script src="/dashboard/assets/copy.js" defer></script>`)
     onPage(page, `<a href="/dashboard/keys" aria-current="page">API keys</a>`, `<input type="hidden" name="csrf" value="token-1">`)
     const later = keysPage({ viewer, keys: [key(1), key(2, { name: null, expiredAt: new Date("2026-01-01T00:00:00.000Z") })], now }).value
     expect(later.includes("eyJ.secret.key") || later.includes("copy.js")).toBe(false)
     onPage(later, "Active", "Expired", "No name", `<a href="/dashboard/keys/${uuid(2)}/delete">Delete<span class="visually-hidden"> key No name</span></a>`)
+  })
+
+  it("the keys list shows each key's prefix, last four characters and id; a date's expiry as the day chosen, end of day UTC", () => {
+    const page = keysPage({ viewer, keys: [key(1), key(2, { lastFour: null, expiredAt: new Date("2027-01-16T00:00:00.000Z") })], now }).value
+    onPage(page, "<code>imd_…wxyz</code>", `<code class="key-id">${uuid(1)}</code>`, `<code class="key-id">${uuid(2)}</code>`, "End not recorded",
+      `<time datetime="2027-01-16T00:00:00.000Z">15 Jan 2027 (end of day UTC)</time>`)
+    expect(page.includes("16 Jan 2027")).toBe(false)
+    onPage(keysPage({ viewer, keys: [key(3, { expiredAt: new Date("2027-01-16T09:30:00.000Z") })], now }).value, "16 Jan 2027, 09:30 UTC")
+  })
+
+  it("a new key comes with curl, Node and Python examples that carry it and the public URL, each with a copy button", () => {
+    const token = "imd_eyJ.abc-_def"
+    const page = keysPage({ viewer, keys: [key(1)], now, created: { key: key(1), token, snippets: snippets(token, "https://api.example") } }).value
+    onPage(page, `curl &quot;https://api.example/api/describe&quot;`, `-H &quot;Authorization: Bearer ${token}&quot;`, "-F image=@photo.jpg",
+      `await fetch(&quot;https://api.example/api/describe&quot;`, `headers: { Authorization: &quot;Bearer ${token}&quot; }`, "form.append(&quot;image&quot;",
+      "requests.post(", `headers={&quot;Authorization&quot;: &quot;Bearer ${token}&quot;}`, `data-copy="snippet-curl"`, `data-copy="snippet-node"`, `data-copy="snippet-python"`)
   })
 
   it("a field with an error is marked invalid and described by its hint and its message", () => {
@@ -71,9 +91,25 @@ describe("pages", () => {
     expect(planText("<p>1,000 images &amp; more</p><script>x</script>")).toBe("1,000 images & more x")
     const account = new Account({ id: uuid(0), name: "Shop", email: null, registeredAt: now, credits: 1 })
     const subscription = new Subscription({ planName: "Pro", planDescription: "<img src=x onerror=alert(1)>Big", status: "past_due", renewsAt: now, endsAt: null })
-    const page = overviewPage({ viewer, account, subscription: Option.some(subscription), activeKeys: 0 }).value
+    const page = overviewPage({ ...overviewOf(account), subscription: Option.some(subscription) }).value
     expect(page.includes("<img")).toBe(false)
     onPage(page, "1 credit", "Past due", "Big")
+  })
+
+  it("the overview shows the account id to copy; with credits, a first request; with none, how to get credits, never a request", () => {
+    const rich = overviewPage(overviewOf(new Account({ id: uuid(7), name: "Shop", email: null, registeredAt: now, credits: 5 }))).value
+    onPage(rich, `<input type="text" id="account-id" class="key-value" value="${uuid(7)}" readonly`, `data-copy="account-id"`, "copy.js",
+      `-H "Authorization: Bearer $API_KEY" https://images.example.com/api/describe`, `href="/dashboard/try"`)
+    const broke = new Account({ id: uuid(8), name: "Shop", email: null, registeredAt: now, credits: 0 })
+    const asked = overviewPage(overviewOf(broke)).value
+    onPage(asked, "You have no credits yet", "Ask the operator of this service for credits.", `value="${uuid(8)}"`)
+    expect(asked.includes("/api/describe") || asked.includes("try an image")).toBe(false)
+    const sentence = overviewPage({ ...overviewOf(broke), creditsHelp: Option.some(`Write to <b>billing</b>`) }).value
+    onPage(sentence, "To get credits: Write to &lt;b&gt;billing&lt;/b&gt;")
+    const link = overviewPage({ ...overviewOf(broke), creditsHelp: Option.some(`https://shop.example/credits?a=1&b="x"`) }).value
+    onPage(link, `To get credits: <a href="https://shop.example/credits?a=1&amp;b=&quot;x&quot;">https://shop.example/credits?a=1&amp;b=&quot;x&quot;</a>`)
+    const notLink = overviewPage({ ...overviewOf(broke), creditsHelp: Option.some("javascript:alert(1)") }).value
+    expect(notLink.includes(`href="javascript`)).toBe(false)
   })
 
   it("the usage chart is an image described by its summary; its table lists only the days with requests", () => {

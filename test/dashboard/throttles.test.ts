@@ -4,7 +4,7 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel } from "effect"
-import { loginFailures, signupAttempts } from "../../src/services/Users.ts"
+import { loginFailures, signupAttempts } from "../../src/services/attempts.ts"
 import { baseUrl, csrfOf, onPage, password, signedUp, visitor } from "../support/dashboard.ts"
 import { type Backend, backends, pgliteWith } from "../support/database.ts"
 import { serverWith } from "../support/server.ts"

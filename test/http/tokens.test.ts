@@ -101,6 +101,18 @@ for (const backend of backends) for (const path of tokensPaths) {
         expect(yield* getTokens(expired.token)).toEqual(error(401, "Invalid or expired token"))
       }))
 
+    it.effect("a key starts with `imd_`; one made before, without it, keeps working; `imd_` with anything else after is 401 `Invalid or expired token`", () =>
+      Effect.gen(function* () {
+        const { key, token } = yield* setup()
+        expect(token).toMatch(/^imd_eyJ/)
+        expect(key.lastFour).toBe(token.slice(-4))
+        const bare = token.slice("imd_".length)
+        for (const accepted of [token, bare]) expect((yield* getTokens(accepted)).status).toBe(200)
+        for (const garbage of ["imd_", "imd_garbage", `imd_${bare.slice(0, -3)}`, `imd_imd_${bare}`, `IMD_${bare}`]) {
+          expect(yield* getTokens(garbage)).toEqual(error(401, "Invalid or expired token"))
+        }
+      }))
+
     it.effect("401 `Invalid or expired token` for a key signed with the secret but without an expiry", () =>
       Effect.gen(function* () {
         const { account, key } = yield* setup()

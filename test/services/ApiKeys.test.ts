@@ -37,6 +37,16 @@ for (const backend of backends) {
         expect(found.key.lastUsedAt?.getTime()).toBe(1000)
       }))
 
+    it.effect("a key is `imd_` and a signed token; its last four characters are kept; the bare token (a key made before the prefix) authenticates too", () =>
+      Effect.gen(function* () {
+        const { key, token } = yield* accountWithKey()
+        expect(token).toMatch(/^imd_[\w-]+\.[\w-]+\.[\w-]+$/)
+        const [listed] = yield* ApiKeys.pipe(Effect.flatMap((keys) => keys.list(key.accountId)))
+        expect(listed?.lastFour).toBe(token.slice(-4))
+        for (const header of [`Bearer ${token}`, `Bearer ${token.slice(4)}`]) expect((yield* authenticate(header)).key.id).toBe(key.id)
+        expect(yield* failureOf(`Bearer imd_${token}`)).toBe("ApiKeyInvalid")
+      }))
+
     it.effect("a key's last use is recorded to the minute: a use within a minute of the recorded one keeps it", () =>
       Effect.gen(function* () {
         const { token } = yield* accountWithKey()

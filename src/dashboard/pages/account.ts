@@ -5,7 +5,7 @@ import { passwordLength } from "../../domain/credentials.ts"
 import type { Account, Subscription } from "../../domain/models.ts"
 import { credits, date, dateTime } from "../format.ts"
 import { html } from "../html.ts"
-import { csrfInput, errorSummary, field } from "./components.ts"
+import { copyButton, csrfInput, errorSummary, field } from "./components.ts"
 import type { Problem } from "./components.ts"
 import { page, paths } from "./layout.ts"
 import type { Viewer } from "./layout.ts"
@@ -24,7 +24,29 @@ export interface OverviewView {
   readonly subscription: Option.Option<Subscription>
   readonly activeKeys: number
   readonly notice?: string | undefined
+  /** `CREDITS_HELP`: how to get credits, shown while the balance is 0. */
+  readonly creditsHelp: Option.Option<string>
+  /** Where the API is reached (`PUBLIC_URL`), for the first request to make. */
+  readonly publicUrl: string
 }
+
+/** A URL is shown as a link to itself; anything else as a sentence. */
+const helpText = (help: string) =>
+  /^https?:\/\//i.test(help) && URL.canParse(help) ? html`<a href="${help}">${help}</a>` : help
+
+/**
+ * With credits, where to start; with none, how to get some, rather than a first request that
+ * would be refused (`401 Unauthorized, no credit left`, spec §7.2).
+ */
+const nextStep = (view: OverviewView) =>
+  view.account.credits > 0
+    ? html`<p>To start, <a href="${paths.try}">try an image</a> here, or <a href="${paths.keys}">create an API key</a> and send one from your server:</p>
+      <pre><code>curl -F image=@photo.jpg -H "Authorization: Bearer $API_KEY" ${view.publicUrl}/api/describe</code></pre>`
+    : html`<p class="warning">You have no credits yet: requests with your keys are refused until you have some.
+      ${Option.match(view.creditsHelp, {
+        onNone: () => "Ask the operator of this service for credits.",
+        onSome: (help) => html`To get credits: ${helpText(help)}`
+      })}</p>`
 
 const subscriptionSection = (subscription: Option.Option<Subscription>) =>
   Option.match(subscription, {
@@ -43,10 +65,12 @@ export const overviewPage = (view: OverviewView) =>
     title: "Overview",
     viewer: view.viewer,
     notice: view.notice,
+    script: true,
     body: html`<section aria-labelledby="balance-title">
       <h2 id="balance-title">Balance</h2>
       <p class="balance"><strong>${credits(view.account.credits)}</strong></p>
       <p>Each image described uses one credit; a failed request uses none. Credits never expire.</p>
+      ${nextStep(view)}
       <p><a href="${paths.usage}">See your usage and credit history</a></p>
     </section>
     <section aria-labelledby="subscription-title">
@@ -57,6 +81,9 @@ export const overviewPage = (view: OverviewView) =>
       <h2 id="account-title">Account</h2>
       <dl class="facts">
         <div><dt>Name</dt><dd>${view.account.name}</dd></div>
+        <div><dt><label for="account-id">Account id</label></dt><dd class="copy-field">
+          <input type="text" id="account-id" class="key-value" value="${view.account.id}" readonly spellcheck="false" size="36">
+          ${copyButton("account-id", "Copy account id", "Account id")}</dd></div>
         <div><dt>E-mail address</dt><dd>${view.viewer.email}</dd></div>
         <div><dt>Password</dt><dd><a href="${paths.password}">Change password</a></dd></div>
         <div><dt>Created</dt><dd>${dateTime(view.account.registeredAt)}</dd></div>

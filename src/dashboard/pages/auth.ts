@@ -27,6 +27,7 @@ export const loginPage = (view: LoginView) =>
       ${field({ name: "password", label: "Password", type: "password", autocomplete: "current-password", required: true })}
       <button type="submit">Log in</button>
     </form>
+    <p><a href="${paths.forgotPassword}">Forgot your password?</a></p>
     ${view.signupOpen
       ? html`<p>No account yet? <a href="${paths.signup}">Create an account</a>.</p>`
       : html`<p>New accounts are made by invitation: ask the operator of this service.</p>`}`
@@ -108,6 +109,39 @@ export const passwordResetInvalidPage = () =>
   page({
     title: "This password-reset link cannot be used",
     body: html`<p>The link may have been used already, it has expired (a link works for 24 hours), or it was not copied whole.
-    Ask the operator of this service for a new link.</p>
+    Ask the operator of this service for a new link, or <a href="${paths.forgotPassword}">ask for one here</a>.</p>
     <p>Know your password? <a href="${paths.login}">Log in</a>.</p>`
+  })
+
+/** The operator's command that makes a reset link, for services that send no e-mail. */
+const operatorCommand = html`<code>bun run admin user reset-link EMAIL</code>`
+
+export interface ForgotPasswordView {
+  readonly csrfToken: string
+  /** `SMTP_URL` is set: the page sends the link; otherwise it says to ask the operator. */
+  readonly mailEnabled: boolean
+  readonly email?: string | undefined
+  readonly problem?: Problem | undefined
+  /** The form was sent: the same answer whether or not the address has an account. */
+  readonly sent?: boolean
+}
+
+export const forgotPasswordPage = (view: ForgotPasswordView) =>
+  page({
+    title: "Forgot your password?",
+    body: !view.mailEnabled
+      ? html`<p>This service sends no e-mail. Ask its operator for a password-reset link: they make one with ${operatorCommand}.</p>
+    <p>Remember it after all? <a href="${paths.login}">Log in</a>.</p>`
+      : view.sent
+      ? html`<p role="status">If an account uses <strong>${view.email}</strong>, a link to choose a new password is on its way there.
+    It works once, for 24 hours. Nothing arrived? Check your spam folder, or ask the operator of this service.</p>
+    <p><a href="${paths.login}">Back to log in</a></p>`
+      : html`${errorSummary(view.problem)}
+    <p>Enter the e-mail address you log in with: we send a link to choose a new password to it.</p>
+    <form method="post" action="${paths.forgotPassword}" novalidate>
+      ${csrfInput(view.csrfToken)}
+      ${field({ name: "email", label: "E-mail address", type: "email", autocomplete: "username", required: true, value: view.email, error: view.problem })}
+      <button type="submit">Send the link</button>
+    </form>
+    <p>Remember it after all? <a href="${paths.login}">Log in</a>.</p>`
   })

@@ -89,3 +89,11 @@ export const table = (options: {
     </table>
   </div>`
 }
+
+/**
+ * A button that copies the text of the element `target` (assets.ts), hidden until the script
+ * finds a clipboard; without it the text stays there to select. `what` names it in the message.
+ */
+export const copyButton = (target: string, label: string, what: string) =>
+  html`<p class="copy"><button type="button" class="button-secondary" data-copy="${target}" data-status="${target}-status" data-what="${what}" hidden>${label}</button>
+    <span id="${target}-status" role="status"></span></p>`

@@ -1,12 +1,15 @@
 /**
  * The API Keys page (issue 5 §2, spec §5): create a key (optional name, an expiry from presets or
- * a date), see it once with a copy button, list keys, and delete one after a confirmation.
+ * a date), see it once after the redirect with a copy button and first requests to paste, list
+ * keys by name, end and id, and delete one after a confirmation.
  */
 import { customExpiry, defaultExpiry, expiryPresets, keyNameMaxLength } from "../../domain/keyForm.ts"
 import type { ApiKey } from "../../domain/models.ts"
-import { dateTime } from "../format.ts"
+import { keyPrefix } from "../../services/ApiKeys.ts"
+import { dateTime, expiry } from "../format.ts"
 import { html } from "../html.ts"
-import { csrfInput, errorSummary, field, table } from "./components.ts"
+import type { Snippet } from "../snippets.ts"
+import { copyButton, csrfInput, errorSummary, field, table } from "./components.ts"
 import type { Problem } from "./components.ts"
 import { page, paths } from "./layout.ts"
 import type { Viewer } from "./layout.ts"
@@ -21,8 +24,8 @@ export interface KeysView {
   readonly viewer: Viewer
   readonly keys: ReadonlyArray<ApiKey>
   readonly now: Date
-  /** A key just created: its only showing. */
-  readonly created?: { readonly key: ApiKey; readonly token: string } | undefined
+  /** A key just created: its only showing, with first requests that use it. */
+  readonly created?: { readonly key: ApiKey; readonly token: string; readonly snippets: ReadonlyArray<Snippet> } | undefined
   readonly form?: { readonly name?: string | undefined; readonly expiry?: string | undefined; readonly expiresOn?: string | undefined }
   readonly problem?: Problem | undefined
   readonly notice?: string | undefined
@@ -31,12 +34,22 @@ export interface KeysView {
 const createdKey = (created: NonNullable<KeysView["created"]>) =>
   html`<section class="new-key" aria-labelledby="new-key-title">
     <h2 id="new-key-title" tabindex="-1" autofocus>Your new key${created.key.name && html` “${created.key.name}”`}</h2>
-    <p><strong>Copy it now: it is shown only this once.</strong> Keep it on your server, for example in an environment variable.</p>
+    <p><strong>Copy it now: it is shown only this once.</strong> Keep it on your server, for example in an environment variable.
+    It works until ${expiry(created.key.expiredAt)}.</p>
     <label for="new-key-value">New API key</label>
     <textarea id="new-key-value" class="key-value" readonly rows="4" spellcheck="false" autocomplete="off">${created.token}</textarea>
-    <p class="copy"><button type="button" data-copy="new-key-value" data-status="copy-status" hidden>Copy key</button>
-    <span id="copy-status" role="status"></span></p>
+    ${copyButton("new-key-value", "Copy key", "Key")}
+    <h3>Your first request</h3>
+    <p>Describe <code>photo.jpg</code> with this key (one credit on success):</p>
+    ${created.snippets.map((snippet) => html`<h4>${snippet.label}</h4>
+    <pre id="snippet-${snippet.id}"><code>${snippet.code}</code></pre>
+    ${copyButton(`snippet-${snippet.id}`, `Copy the ${snippet.label} example`, `The ${snippet.label} example`)}`)}
   </section>`
+
+/** What tells a key apart without showing it: its prefix and last four characters, and its id. */
+const keyEnd = (key: ApiKey) =>
+  html`${key.lastFour === null ? html`<span class="muted">End not recorded</span>` : html`<code>${keyPrefix}…${key.lastFour}</code>`}
+    <br><span class="muted">id <code class="key-id">${key.id}</code></span>`
 
 const expiryChoices = (view: KeysView) => {
   const chosen = view.form?.expiry ?? defaultExpiry
@@ -66,11 +79,12 @@ const keyTable = (view: KeysView) =>
       id: "keys",
       caption: "Your API keys",
       cards: true,
-      head: ["Name", "Created", "Expires", "Last used", "Status", html`<span class="visually-hidden">Actions</span>`],
+      head: ["Name", "Key", "Created", "Expires", "Last used", "Status", html`<span class="visually-hidden">Actions</span>`],
       rows: view.keys.map((key) => [
         keyName(key),
+        keyEnd(key),
         dateTime(key.createdAt),
-        dateTime(key.expiredAt),
+        expiry(key.expiredAt),
         key.lastUsedAt ? dateTime(key.lastUsedAt) : "Never",
         html`<span class="status status-${keyStatus(key, view.now).toLowerCase()}">${keyStatus(key, view.now)}</span>`,
         html`<a href="${keyPath(key)}">Delete<span class="visually-hidden"> key ${keyName(key)}</span></a>`
@@ -106,6 +120,7 @@ export const deleteKeyPage = (view: { readonly viewer: Viewer; readonly key: Api
     title: `Delete the key “${keyName(view.key)}”?`,
     viewer: view.viewer,
     body: html`<dl class="facts">
+      <div><dt>Key</dt><dd>${keyEnd(view.key)}</dd></div>
       <div><dt>Created</dt><dd>${dateTime(view.key.createdAt)}</dd></div>
       <div><dt>Last used</dt><dd>${view.key.lastUsedAt ? dateTime(view.key.lastUsedAt) : "Never"}</dd></div>
       <div><dt>Status</dt><dd>${keyStatus(view.key, view.now)}</dd></div>

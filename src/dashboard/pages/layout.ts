@@ -13,6 +13,7 @@ export const paths = {
   signup: "/dashboard/signup",
   invitation: "/dashboard/invitation",
   resetPassword: "/dashboard/reset-password",
+  forgotPassword: "/dashboard/forgot-password",
   password: "/dashboard/password",
   logout: "/dashboard/logout",
   style: "/dashboard/assets/style.css",

@@ -1,7 +1,9 @@
 /** The Overview page (issue 5 §3): balance, subscription, keys; the Usage page is `usage.ts`. */
 import { Clock, Effect } from "effect"
+import { AppConfig } from "../../config.ts"
 import { Accounts } from "../../services/Accounts.ts"
 import { ApiKeys } from "../../services/ApiKeys.ts"
+import { DashboardConfig } from "../../services/DashboardConfig.ts"
 import { htmlPage, queryParam } from "../http.ts"
 import { overviewPage } from "../pages/account.ts"
 import { CurrentSession, viewer, withSession } from "../session.ts"
@@ -12,12 +14,15 @@ export const overview = withSession(
     const { account } = yield* CurrentSession
     const now = yield* Clock.currentTimeMillis
     const keys = yield* Effect.flatMap(ApiKeys, (apiKeys) => apiKeys.list(account.id))
+    const done = yield* queryParam("done")
     return htmlPage(overviewPage({
       viewer: yield* viewer("overview"),
       account,
       subscription: yield* Effect.flatMap(Accounts, (accounts) => accounts.subscription(account.id)),
       activeKeys: keys.filter((key) => key.expiredAt.getTime() > now).length,
-      notice: noticeOf(yield* queryParam("done"))
+      notice: noticeOf(done === "welcome" && account.credits === 0 ? "welcome-no-credit" : done),
+      creditsHelp: (yield* DashboardConfig).creditsHelp,
+      publicUrl: (yield* AppConfig).publicUrl
     }))
   })
 )

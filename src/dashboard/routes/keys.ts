@@ -1,23 +1,42 @@
-/** The API Keys page (issue 5 §2): list, create (shown once), confirm and delete. */
-import { HttpRouter } from "@effect/platform"
-import { Clock, Effect, Either } from "effect"
+/**
+ * The API Keys page (issue 5 §2): list, create, confirm and delete. Creating redirects
+ * (POST/redirect/GET): the new key waits in the session's `KeyFlash` for the page after the
+ * redirect, which shows it once, so a reload neither makes a second key nor shows it again.
+ */
+import { HttpRouter, HttpServerRequest } from "@effect/platform"
+import { Clock, Effect, Either, Option } from "effect"
+import { AppConfig } from "../../config.ts"
 import { keyExpiryUsed, keyNameUsed } from "../../domain/keyForm.ts"
 import { ApiKeys } from "../../services/ApiKeys.ts"
-import { htmlPage, queryParam, readForm, seeOther } from "../http.ts"
+import { KeyFlash } from "../../services/KeyFlash.ts"
+import { cookies, htmlPage, queryParam, readForm, seeOther } from "../http.ts"
 import { notFoundPage } from "../pages/errors.ts"
 import { deleteKeyPage, keysPage } from "../pages/keys.ts"
 import type { KeysView } from "../pages/keys.ts"
 import { paths } from "../pages/layout.ts"
 import { checkSessionCsrf, CurrentSession, viewer, withSession } from "../session.ts"
+import { snippets } from "../snippets.ts"
 import { noticeOf } from "./notices.ts"
 
 const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
 const accountKeys = Effect.flatMap(CurrentSession, ({ account }) => Effect.flatMap(ApiKeys, (keys) => keys.list(account.id)))
 
-const showKeys = (status: number, view: Pick<KeysView, "created" | "form" | "problem" | "notice">) =>
+/** The session's row and the cookie that seals its flash (`KeyFlash`). */
+const flashSession = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const { session } = yield* CurrentSession
+  return { id: session.id, cookie: request.cookies[cookies.session] ?? "" }
+})
+
+const showKeys = (status: number, view: Pick<KeysView, "form" | "problem" | "notice">) =>
   Effect.gen(function* () {
-    const page = keysPage({ ...view, viewer: yield* viewer("keys"), keys: yield* accountKeys, now: yield* now })
+    const keys = yield* accountKeys
+    const flash = yield* Effect.flatMap(KeyFlash, (flashes) => Effect.flatMap(flashSession, flashes.take))
+    const { publicUrl } = yield* AppConfig
+    const created = Option.flatMap(flash, ({ keyId, token }) =>
+      Option.map(Option.fromNullable(keys.find((key) => key.id === keyId)), (key) => ({ key, token, snippets: snippets(token, publicUrl) })))
+    const page = keysPage({ ...view, created: Option.getOrUndefined(created), viewer: yield* viewer("keys"), keys, now: yield* now })
     return htmlPage(page, status)
   })
 
@@ -35,7 +54,8 @@ export const createKey = withSession(
     const { account } = yield* CurrentSession
     return yield* Either.all({ name: keyNameUsed(entered.name), expiredAt: keyExpiryUsed(entered.expiry, entered.expiresOn, yield* now) }).pipe(
       Effect.flatMap(({ expiredAt, name }) => Effect.flatMap(ApiKeys, (keys) => keys.create(account.id, { name: name ?? undefined, expiredAt }))),
-      Effect.flatMap((created) => showKeys(201, { created })),
+      Effect.tap(({ key, token }) => Effect.flatMap(KeyFlash, (flashes) => Effect.flatMap(flashSession, (session) => flashes.keep(session, key.id, token)))),
+      Effect.as(seeOther(paths.keys)),
       Effect.catchTag("FormInvalid", (problem) => showKeys(400, { form: entered, problem }))
     )
   })

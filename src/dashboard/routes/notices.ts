@@ -4,6 +4,8 @@
  */
 const notices: Readonly<Record<string, string>> = {
   welcome: "Your account is ready. Create an API key to start, or try an image.",
+  // What the overview shows instead of `welcome` while the balance is 0: nothing to try yet.
+  "welcome-no-credit": "Your account is ready. It has no credits yet: see below how to get some.",
   "logged-out": "You have logged out.",
   "password-changed": "Your password is changed; every other session of yours has ended.",
   "password-reset": "Your new password is set, and every other session of yours has ended.",

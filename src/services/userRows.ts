@@ -1,0 +1,38 @@
+/**
+ * The `dashboard_users` rows that `Users` and its links (invitations, password resets) share:
+ * lookup by address, insertion, password hashing with Argon2id (`Bun.password`), and the credits
+ * a new account starts with (`SIGNUP_CREDITS`).
+ */
+import type { SqlClient } from "@effect/sql"
+import { SqlSchema } from "@effect/sql"
+import { Clock, Effect, Schema } from "effect"
+import { DashboardUser } from "../domain/models.ts"
+import type { Credits } from "./Credits.ts"
+
+export const hashPassword = (password: string) => Effect.promise(() => Bun.password.hash(password, { algorithm: "argon2id" }))
+
+const Credentials = Schema.Struct({ ...DashboardUser.fields, passwordHash: Schema.NullOr(Schema.String) })
+
+export const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+
+export const makeUserRows = (sql: SqlClient.SqlClient, credits: Credits, signupCredits: number) => {
+  const findCredentials = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: Credentials,
+    execute: (email) => sql`SELECT id, account_id, email, password_hash FROM dashboard_users WHERE email = ${email}`
+  })
+
+  const emailTaken = (email: string) =>
+    Effect.map(sql`SELECT 1 FROM dashboard_users WHERE email = ${email}`, (rows) => rows.length > 0)
+
+  const insertUser = (user: DashboardUser, secret: { passwordHash: string } | { invitationHash: string; invitationExpiresAt: Date }) =>
+    Effect.flatMap(now, (createdAt) => sql`INSERT INTO dashboard_users ${sql.insert({ ...user, ...secret, createdAt })}`)
+
+  /** `SIGNUP_CREDITS` for an account whose first user just joined (validated at start-up, so it cannot fail). */
+  const welcomeCredits = (accountId: string) =>
+    signupCredits === 0 ? Effect.void : credits.grant(accountId, signupCredits, "sign-up credits").pipe(Effect.orDie, Effect.asVoid)
+
+  return { findCredentials, emailTaken, insertUser, welcomeCredits } as const
+}
+
+export type UserRows = ReturnType<typeof makeUserRows>
