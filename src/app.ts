@@ -9,6 +9,7 @@ import { Credits } from "./services/Credits.ts"
 import { DashboardConfig } from "./services/DashboardConfig.ts"
 import { Describer } from "./services/Describer.ts"
 import * as DescriberLive from "./services/DescriberLive.ts"
+import { ImageFetcher } from "./services/ImageFetcher.ts"
 import { Images } from "./services/Images.ts"
 import { Instance } from "./services/Instance.ts"
 import { KeyFlash } from "./services/KeyFlash.ts"
@@ -52,7 +53,7 @@ const StartUp = Layer.scopedDiscard(
 
 export const AppLive = ServerLive.pipe(
   Layer.provide(StartUp),
-  Layer.provide(Layer.mergeAll(ServicesLive, Images.layer, UploadBudget.layer)),
+  Layer.provide(Layer.mergeAll(ServicesLive, Images.layer, UploadBudget.layer, ImageFetcher.layer)),
   Layer.provide(Database.layer),
   // The describer first: a production start without a model is refused before the database opens.
   Layer.provide(Layer.mergeAll(AppConfig.layer, DescriberLive.layer))

@@ -10,6 +10,7 @@ const filled = (field: FormText | undefined) => (field === undefined || field.te
 
 export const blankFieldsAbsent = (form: DescribeForm): DescribeForm => ({
   image: form.image === undefined || form.image.size === 0 ? undefined : form.image,
+  imageUrl: filled(form.imageUrl),
   schema: filled(form.schema),
   keywords: filled(form.keywords),
   context: filled(form.context),

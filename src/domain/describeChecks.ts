@@ -42,6 +42,16 @@ export const describeChecks = {
   // The spec leaves an over-long language open (§4.1); we refuse it in the form of the other 400s.
   LanguageTooLong: { check: 4, status: 400, message: "Bad Request, language must be at most 64 characters", closes: false },
   InvalidSchema: { check: 5, status: 400, message: (error) => `Invalid schema: ${error.reason}`, closes: false },
+  // Check 6 is the image's: an `imageUrl` stands in for the file (check 4 only asks that one of
+  // them is there), and whether its hops are public is known only as each is resolved, while
+  // fetching; so are refused URLs, fetch failures and a body over 10 MB (ImageTooLarge).
+  ImageUrlRefused: { check: 6, status: 400, message: "Bad Request, imageUrl must be a public http or https URL", closes: false },
+  ImageUrlFetchFailed: {
+    check: 6,
+    status: 400,
+    message: (error) => `Bad Request, the image at imageUrl could not be fetched: ${error.reason}`,
+    closes: false
+  },
   ImageTooLarge: { check: 6, status: 413, message: imageTooLarge, closes: false },
   InvalidImageFile: { check: 6, status: 400, message: "Bad Request, Invalid image file", closes: false },
   ImageTooManyPixels: {

@@ -19,6 +19,8 @@ export interface FormFile {
 /** The fields of §4.1 the service reads; for each, the first part with that name. */
 export interface DescribeForm {
   readonly image: FormFile | undefined
+  /** Where to fetch the image from when there is no `image` file (the file wins if both are given). */
+  readonly imageUrl: FormText | undefined
   readonly schema: FormText | undefined
   readonly keywords: FormText | undefined
   readonly context: FormText | undefined

@@ -12,6 +12,8 @@ const words: Readonly<Record<string, string>> = {
   LanguageTooLong: "Language too long",
   InvalidSchema: "Invalid schema",
   InvalidImageFile: "Not a JPEG, PNG, WebP or GIF",
+  ImageUrlRefused: "Image URL not public",
+  ImageUrlFetchFailed: "Image URL could not be fetched",
   ImageTooLarge: "Image over 10 MB",
   ImageTooManyPixels: "Image has too many pixels",
   ImageTooManyScans: "JPEG has too many scans",

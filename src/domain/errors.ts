@@ -87,6 +87,19 @@ export class ImageProcessingFailed extends Schema.TaggedError<ImageProcessingFai
   cause: Schema.String
 }) {}
 
+/**
+ * Check 6, for an image given by `imageUrl`: not an http or https URL, or a hop (the first or a
+ * redirect) to an address that is not public (domain/publicAddress.ts). `reason` is for the logs.
+ */
+export class ImageUrlRefused extends Schema.TaggedError<ImageUrlRefused>()("ImageUrlRefused", {
+  reason: Schema.String
+}) {}
+
+/** Check 6: the image at `imageUrl` could not be fetched; `reason` is shown to the client. */
+export class ImageUrlFetchFailed extends Schema.TaggedError<ImageUrlFetchFailed>()("ImageUrlFetchFailed", {
+  reason: Schema.String
+}) {}
+
 /** Check 7: the answer would exceed the output budget (~1,500 words for all fields). */
 export class AnswerTooLong extends Schema.TaggedError<AnswerTooLong>()("AnswerTooLong", {}) {}
 
@@ -96,6 +109,7 @@ export class GenerationFailed extends Schema.TaggedError<GenerationFailed>()("Ge
 }) {}
 
 export type ImageError = InvalidImageFile | ImageTooLarge | ImageTooManyPixels | ImageTooManyScans | ImageProcessingFailed
+export type ImageUrlError = ImageUrlRefused | ImageUrlFetchFailed
 export type DescriberError = AnswerTooLong | GenerationFailed
 export type FormError = RequestTooLarge | UploadTimedOut | UploadBudgetTimedOut | NotMultipart | NoFileUploaded | LanguageTooLong
 
@@ -106,6 +120,7 @@ export type DescribeError =
   | NoCreditLeft
   | FormError
   | InvalidSchema
+  | ImageUrlError
   | ImageError
   | DescriberError
 

@@ -25,10 +25,12 @@ const KiB = 1024
  * 64 + 1,000 characters, is about 125 KiB even with every character `\u`-escaped, so 256 KiB leaves
  * room for layout; past it the text is truncated and the schema is the caller's to refuse. The
  * domain uses 1,000 characters of keywords and context and refuses a language over 64: 64 KiB
- * (at least 16,384 characters) is plenty to do either.
+ * (at least 16,384 characters) is plenty to do either. An `imageUrl` past 8 KiB (browsers and
+ * servers commonly stop near there) is truncated, and refused as not a URL to fetch.
  */
 const caps = {
   image: limits.imageBytes + 1,
+  imageUrl: 8 * KiB,
   schema: 256 * KiB,
   keywords: 64 * KiB,
   context: 64 * KiB,
@@ -74,6 +76,7 @@ const describeFormOf = (fields: ReadonlyMap<FieldName, CappedBytes>): DescribeFo
   const image = fields.get("image")
   return {
     image: image === undefined ? undefined : { bytes: image.bytes(), size: image.size },
+    imageUrl: text("imageUrl"),
     schema: text("schema"),
     keywords: text("keywords"),
     context: text("context"),

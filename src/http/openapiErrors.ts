@@ -6,7 +6,7 @@
  */
 import { schemaRule } from "../domain/schemaFields.ts"
 import { type CheckRow, describeChecks, type DescribeErrorOf, type DescribeErrorTag, failedCheck } from "../domain/describeChecks.ts"
-import { AccountNotFound, ApiKeyInvalid, ApiKeyMalformed, ApiKeyMissing, ApiKeyRevoked, ImageProcessingFailed, ImageTooManyPixels, ImageTooManyScans, InvalidSchema } from "../domain/errors.ts"
+import { AccountNotFound, ApiKeyInvalid, ApiKeyMalformed, ApiKeyMissing, ApiKeyRevoked, ImageProcessingFailed, ImageTooManyPixels, ImageTooManyScans, ImageUrlFetchFailed, InvalidSchema } from "../domain/errors.ts"
 import type { ApiKeyError, DescribeError } from "../domain/errors.ts"
 import { maxJpegScans as maxScans, maxMegapixels } from "../domain/pixelLimits.ts"
 import { tokensFailure } from "./errors.ts"
@@ -28,6 +28,8 @@ type VariableTag = { readonly [T in DescribeErrorTag]: (typeof describeChecks)[T
 /** The errors behind the messages that depend on their fields, named, in the forms documented. */
 const variableFailures: { readonly [T in VariableTag]: ReadonlyArray<readonly [string, DescribeErrorOf<T>]> } = {
   InvalidSchema: Object.entries(schemaRule).map(([rule, reason]) => [`InvalidSchema.${rule}`, new InvalidSchema({ reason })]),
+  // Its message carries the reason, matched by `describePatterns`; this one is an instance.
+  ImageUrlFetchFailed: [["ImageUrlFetchFailed", new ImageUrlFetchFailed({ reason: "the server answered 404" })]],
   ImageTooManyPixels: [["ImageTooManyPixels", new ImageTooManyPixels({ maxMegapixels })]],
   ImageTooManyScans: [["ImageTooManyScans", new ImageTooManyScans({ maxScans })]],
   // Its message carries the decoder's words, matched by `messagePatterns`; this one is an instance.
@@ -35,7 +37,10 @@ const variableFailures: { readonly [T in VariableTag]: ReadonlyArray<readonly [s
 }
 
 /** A message that carries a cause: documented by its pattern, per status. */
-export const describePatterns: Record<number, ReadonlyArray<string>> = { 500: ["^Image processing failed: .+"] }
+export const describePatterns: Record<number, ReadonlyArray<string>> = {
+  400: ["^Bad Request, the image at imageUrl could not be fetched: .+"],
+  500: ["^Image processing failed: .+"]
+}
 
 /** Every describe failure, in the order of its checks (§4.1), as the table lists them. */
 export const describeFailures: ReadonlyArray<Failure> = (Object.entries(describeChecks) as ReadonlyArray<[DescribeErrorTag, CheckRow<DescribeError>]>)

@@ -7,14 +7,15 @@
 import { Cause, Duration, Effect, Exit, Metric, Option, Scope } from "effect"
 import { defaultFields, type DescribeRequest, describeResultEntries } from "../domain/describe.ts"
 import { failedCheck } from "../domain/describeChecks.ts"
-import { contextUsed, type DescribeForm, formLanguage, keywordsUsed } from "../domain/describeForm.ts"
+import { contextUsed, type DescribeForm, type FormFile, formLanguage, type FormText, keywordsUsed } from "../domain/describeForm.ts"
 import type { DescribeError, DescriberError, FormError } from "../domain/errors.ts"
-import { InvalidSchema, NoFileUploaded } from "../domain/errors.ts"
+import { ImageUrlRefused, InvalidSchema, NoFileUploaded } from "../domain/errors.ts"
 import { parseSchemaFields, schemaRule } from "../domain/schemaFields.ts"
 import { imageBytesIn, imageSeconds, modelErrors, modelSeconds } from "../metrics.ts"
 import { note } from "../requestNotes.ts"
 import { Credits, type Outcome } from "./Credits.ts"
 import { Describer, type DescriberKind } from "./Describer.ts"
+import { ImageFetcher } from "./ImageFetcher.ts"
 import { Images } from "./Images.ts"
 
 /** A success: the values in the requested order (§2.1), and who wrote them in which language. */
@@ -25,10 +26,31 @@ export interface Described {
   readonly describer: DescriberKind
 }
 
-/** Checks 4 (the file, the language) and 5 on a read form. */
+/**
+ * Check 4's image: the file, else the URL to fetch it from at check 6 (README, "Images by URL");
+ * when both are given, the file wins and the URL is not fetched.
+ */
+const imageSource = (form: DescribeForm) =>
+  form.image !== undefined
+    ? Effect.succeed(form.image)
+    : form.imageUrl !== undefined
+    ? Effect.succeed(form.imageUrl)
+    : new NoFileUploaded()
+
+/** The bytes of the image: the uploaded file's, or fetched from its URL (check 6). */
+const imageBytes = (source: FormFile | FormText) =>
+  "bytes" in source
+    ? Effect.succeed(source)
+    : source.truncated
+    ? new ImageUrlRefused({ reason: "the URL is over the form's cap" })
+    : Effect.flatMap(ImageFetcher, (fetcher) => fetcher.fetch(source.text)).pipe(
+      Effect.map((bytes) => ({ bytes, size: bytes.length }))
+    )
+
+/** Checks 4 (the image, the language) and 5 on a read form. */
 const checkForm = (form: DescribeForm) =>
   Effect.gen(function* () {
-    if (form.image === undefined) return yield* new NoFileUploaded()
+    const source = yield* imageSource(form)
     const language = yield* formLanguage(form.language)
     const fields = form.schema === undefined
       ? defaultFields
@@ -36,7 +58,7 @@ const checkForm = (form: DescribeForm) =>
       ? yield* new InvalidSchema({ reason: schemaRule.tooLarge })
       : yield* parseSchemaFields(form.schema.text).pipe(Effect.withSpan("describe.schema"))
     const request = { fields, keywords: keywordsUsed(form.keywords?.text), context: contextUsed(form.context?.text), language }
-    return { upload: form.image, request, schemaGiven: form.schema !== undefined }
+    return { source, request, schemaGiven: form.schema !== undefined }
   })
 
 /**
@@ -45,7 +67,8 @@ const checkForm = (form: DescribeForm) =>
  */
 const prepare = <R>(form: Effect.Effect<DescribeForm, FormError, R>, accountId: string, pixels: Scope.Scope) =>
   Effect.scoped(Effect.gen(function* () {
-    const { upload, request, schemaGiven } = yield* Effect.flatMap(form, checkForm)
+    const { source, request, schemaGiven } = yield* Effect.flatMap(form, checkForm)
+    const upload = yield* imageBytes(source)
     yield* note({ imageBytes: upload.size })
     yield* Metric.incrementBy(imageBytesIn, upload.size)
     const image = yield* Effect.flatMap(Images, (images) => images.prepare(upload.bytes, accountId)).pipe(

@@ -100,10 +100,11 @@ describe("the Try it form", () => {
     const text = (value: string) => ({ text: value, truncated: false })
     expect(blankFieldsAbsent({
       image: { bytes: new Uint8Array(0), size: 0 },
+      imageUrl: text(" "),
       schema: text("  \n"),
       keywords: text(""),
       context: text("A shop"),
       language: undefined
-    })).toEqual({ image: undefined, schema: undefined, keywords: undefined, context: text("A shop"), language: undefined })
+    })).toEqual({ image: undefined, imageUrl: undefined, schema: undefined, keywords: undefined, context: text("A shop"), language: undefined })
   })
 })

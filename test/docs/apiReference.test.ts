@@ -18,6 +18,8 @@ import {
   GenerationFailed,
   ImageProcessingFailed,
   ImageTooLarge,
+  ImageUrlFetchFailed,
+  ImageUrlRefused,
   ImageTooManyPixels,
   ImageTooManyScans,
   InvalidImageFile,
@@ -52,6 +54,16 @@ const describeCases: Cases<DescribeError> = {
   LanguageTooLong: [new LanguageTooLong()],
   InvalidSchema: Object.values(schemaRule).map((reason) => new InvalidSchema({ reason })),
   InvalidImageFile: [new InvalidImageFile()],
+  ImageUrlRefused: [new ImageUrlRefused({ reason: "not an http or https URL" })],
+  // The reasons are written inline in services/ImageFetcher.ts and imageUrlGet.ts; this list follows them by hand.
+  ImageUrlFetchFailed: [
+    "its host name did not resolve",
+    "the connection failed",
+    "the server answered 404",
+    "the connection closed before the end of the image",
+    "more than 3 redirects",
+    "no complete answer within 10 s"
+  ].map((reason) => new ImageUrlFetchFailed({ reason })),
   ImageTooLarge: [new ImageTooLarge()],
   // The common limit; the lower ones of files decoded whole are documented as "N megapixels".
   ImageTooManyPixels: [new ImageTooManyPixels({ maxMegapixels })],

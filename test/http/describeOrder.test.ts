@@ -6,7 +6,7 @@
  * be chunked or stall.
  */
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Duration, Effect, FastCheck as fc } from "effect"
+import { Duration, Effect, FastCheck as fc, Layer } from "effect"
 import { SignJWT } from "jose"
 import sharp from "sharp"
 import { describeChecks, type DescribeErrorTag } from "../../src/domain/describeChecks.ts"
@@ -15,6 +15,7 @@ import { limits } from "../../src/domain/limits.ts"
 import { Accounts } from "../../src/services/Accounts.ts"
 import { ApiKeys } from "../../src/services/ApiKeys.ts"
 import { Describer } from "../../src/services/Describer.ts"
+import { HostResolver } from "../../src/services/HostResolver.ts"
 import { UploadBudget } from "../../src/services/UploadBudget.ts"
 import { pgliteWith } from "../support/database.ts"
 import { customer, jpeg, png, serverPort } from "../support/describe.ts"
@@ -98,6 +99,15 @@ const answers: { readonly [T in DescribeErrorTag]: Expected } = {
     closes: false,
     usage: "released"
   },
+  // The image given by URL instead of a file: a scheme that is not http(s)...
+  ImageUrlRefused: { status: 400, error: "Bad Request, imageUrl must be a public http or https URL", closes: false, usage: "released" },
+  // ... or a host name that does not resolve (the test's resolver knows no name).
+  ImageUrlFetchFailed: {
+    status: 400,
+    error: "Bad Request, the image at imageUrl could not be fetched: its host name did not resolve",
+    closes: false,
+    usage: "released"
+  },
   // The image part over 10 MB: whatever image it holds, padded.
   ImageTooLarge: { status: 413, error: imageTooLarge, closes: false, usage: "released" },
   InvalidImageFile: { status: 400, error: "Bad Request, Invalid image file", closes: false, usage: "released" },
@@ -124,6 +134,7 @@ type Faults = Readonly<Record<DescribeErrorTag, boolean>>
 
 /** Faults that set the same thing (the image's content, the model's answer): one at a time. */
 const exclusive: ReadonlyArray<ReadonlyArray<DescribeErrorTag>> = [
+  ["ImageUrlRefused", "ImageUrlFetchFailed"],
   ["InvalidImageFile", "ImageTooManyScans", "ImageTooManyPixels", "ImageProcessingFailed"],
   ["AnswerTooLong", "GenerationFailed"]
 ]
@@ -222,7 +233,13 @@ const check = (faults: Faults, variants: Variants = plain) =>
       ...variants.parts.flatMap((name): ReadonlyArray<PartSpec> => {
         switch (name) {
           case "image":
-            return faults.NoFileUploaded ? [] : [{ name, filename: "photo.jpg", contentType: "image/jpeg", data: imageOf(faults) }]
+            return faults.NoFileUploaded
+              ? []
+              : faults.ImageUrlRefused
+              ? [{ name: "imageUrl", data: "file:///etc/passwd" }]
+              : faults.ImageUrlFetchFailed
+              ? [{ name: "imageUrl", data: "http://unresolved.test/photo.jpg" }]
+              : [{ name, filename: "photo.jpg", contentType: "image/jpeg", data: imageOf(faults) }]
           case "schema":
             return faults.InvalidSchema ? [{ name, data: badSchemas[variants.badSchema] }] : []
           case "keywords":
@@ -339,7 +356,10 @@ describe("the faults of the order test", () => {
   })
 })
 
-const services = servicesOn(pgliteWith({ uploadTimeout: Duration.millis(uploadTimeoutMs) }), model)
+const services = Layer.merge(
+  servicesOn(pgliteWith({ uploadTimeout: Duration.millis(uploadTimeoutMs) }), model),
+  Layer.succeed(HostResolver, HostResolver.fixed({}))
+)
 
 layer(serverWith(services), { excludeTestServices: true })("POST /api/describe, order of checks", (it) => {
   it.effect.prop(
@@ -372,6 +392,11 @@ layer(serverWith(services), { excludeTestServices: true })("POST /api/describe, 
         check(withFaults("LanguageTooLong", "InvalidSchema"), { ...plain, language, badSchema }))))
 
   it.effect("a bad schema with a bad image: the schema's 400", () => check(withFaults("InvalidSchema", "InvalidImageFile")))
+
+  it.effect("a bad schema with an image URL that is refused: the schema's 400, nothing fetched", () =>
+    check(withFaults("InvalidSchema", "ImageUrlRefused")))
+
+  it.effect("no image and no image URL: no file uploaded", () => check(withFaults("NoFileUploaded", "ImageUrlFetchFailed")))
 
   it.effect("an image part over 10 MB that is not an image: 413, not 400", () => check(withFaults("ImageTooLarge", "InvalidImageFile")))
 

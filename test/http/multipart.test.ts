@@ -46,6 +46,7 @@ const text = (value: string, truncated = false): FormText => ({ text: value, tru
 const file = (data: Uint8Array | string): FormFile => ({ bytes: bytesOf(data), size: bytesOf(data).length })
 const form = (fields: Partial<DescribeForm>): DescribeForm => ({
   image: undefined,
+  imageUrl: undefined,
   schema: undefined,
   keywords: undefined,
   context: undefined,

@@ -1,0 +1,33 @@
+/**
+ * Host names to addresses, for the image fetch (ImageFetcher.ts): every address is checked before
+ * one is connected to, and the connection is made to that address, never to a second look-up of
+ * the name (a DNS answer that changes between the two would get past the check). A reference with
+ * the system resolver as its default, so tests can give names answers of their own.
+ */
+import { lookup } from "node:dns/promises"
+import { Context, Effect } from "effect"
+
+export interface ResolvedAddress {
+  readonly address: string
+  readonly family: 4 | 6
+}
+
+export interface HostResolverShape {
+  /** The addresses of `host`; none when it does not resolve. */
+  readonly resolve: (host: string) => Effect.Effect<ReadonlyArray<ResolvedAddress>>
+}
+
+const system: HostResolverShape = {
+  resolve: (host) =>
+    Effect.promise(() => lookup(host, { all: true, verbatim: true }).catch(() => [])).pipe(
+      Effect.map((found) => found.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 })))
+    )
+}
+
+export class HostResolver extends Context.Reference<HostResolver>()("HostResolver", { defaultValue: () => system }) {
+  /** A resolver that knows only `names` (tests: no network, names of our choosing). */
+  static readonly fixed = (names: Readonly<Record<string, ReadonlyArray<string>>>): HostResolverShape => ({
+    resolve: (host) =>
+      Effect.succeed((names[host.toLowerCase()] ?? []).map((address) => ({ address, family: address.includes(":") ? 6 : 4 })))
+  })
+}
