@@ -16,6 +16,7 @@ export const png = new Uint8Array(
 
 export interface DescribeForm {
   readonly image?: Uint8Array | string
+  readonly imageUrl?: string
   readonly schema?: string
   readonly keywords?: string
   readonly context?: string
@@ -26,7 +27,7 @@ export const formData = (form: DescribeForm) => {
   const data = new FormData()
   // The file name and part type are irrelevant (§4.1): send a misleading pair on purpose.
   if (form.image !== undefined) data.append("image", new Blob([form.image], { type: "application/octet-stream" }), "upload.txt")
-  for (const name of ["schema", "keywords", "context", "language"] as const) {
+  for (const name of ["imageUrl", "schema", "keywords", "context", "language"] as const) {
     const value = form[name]
     if (value !== undefined) data.append(name, value)
   }
