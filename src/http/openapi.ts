@@ -83,9 +83,9 @@ const describeCheckList = `Checks, in this order; the first that fails answers (
 1. the key (\`Authorization: Bearer <key>\`);
 2. the credits: at least one;
 3. the body size: above 11 MB it is refused before it is read;
-4. the form: \`multipart/form-data\` with an \`image\` file;
+4. the form: \`multipart/form-data\` with an \`image\` file or an \`imageUrl\`;
 5. the \`schema\`, when given;
-6. the image: its format, size and pixels;
+6. the image (fetched first when given by \`imageUrl\`): its format, size and pixels;
 7. the generation.
 
 A success uses **one credit**; a failure uses none.`
@@ -133,9 +133,15 @@ export const openApiDocument = (server: string) => ({
             "multipart/form-data": {
               schema: {
                 type: "object",
-                required: ["image"],
+                // One of the two; the file wins when both are sent.
+                anyOf: [{ required: ["image"] }, { required: ["imageUrl"] }],
                 properties: {
                   image: { type: "string", format: "binary", description: `JPEG, PNG, WebP or GIF, at most ${limits.imageBytes / 1024 / 1024} MB; the format is read from the content` },
+                  imageUrl: {
+                    type: "string",
+                    format: "uri",
+                    description: "Instead of `image`: an http or https URL of the image, fetched by the service (public addresses only, at most 3 redirects and 10 MB); ignored when `image` is sent"
+                  },
                   schema: { type: "string", description: `JSON object of field name -> description; at most ${limits.schemaFields} fields, names up to ${limits.fieldNameLength} characters, descriptions up to ${limits.fieldDescriptionLength}` },
                   keywords: { type: "string", description: `Comma-separated; the first ${limits.keywordsLength} characters are used` },
                   context: { type: "string", description: `Free text; the first ${limits.contextLength} characters are used` },

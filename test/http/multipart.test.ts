@@ -272,7 +272,7 @@ describe("readDescribeForm", () => {
       ])
       const result = yield* read(body)
       expect(result).toEqual(form({ image: file("GIF89a") }))
-      expect(Object.keys(result).sort()).toEqual(["context", "image", "keywords", "language", "schema"])
+      expect(Object.keys(result).sort()).toEqual(["context", "image", "imageUrl", "keywords", "language", "schema"])
       expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined()
       expect(Object.getPrototypeOf(result)).toBe(Object.prototype)
     }))

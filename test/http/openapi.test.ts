@@ -151,6 +151,8 @@ layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("the OpenAP
         [413, "Image too large: the maximum is 10 MB"], [500, "Internal Server Error"], [400, "Bad Request, the body must be multipart/form-data"],
         [400, "Bad Request, No file uploaded"], [400, "Bad Request, language must be at most 64 characters"],
         ...Object.values(schemaRule).map((reason) => [400, `Invalid schema: ${reason}`]),
+        [400, "Bad Request, imageUrl must be a public http or https URL"],
+        [400, "Bad Request, the image at imageUrl could not be fetched: the server answered 404"],
         [400, "Bad Request, Invalid image file"], [413, "Image too large: the maximum is 100 megapixels"],
         [413, "Image too large: the maximum is 32 scans per JPEG"], [500, "Image processing failed: VipsJpeg: Premature end of input file"],
         [400, "Invalid schema: the requested fields need a longer answer than the API can return (about 1,500 words for all fields together), ask for fewer or shorter fields"]
