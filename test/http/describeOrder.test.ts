@@ -15,6 +15,7 @@ import { limits } from "../../src/domain/limits.ts"
 import { Accounts } from "../../src/services/Accounts.ts"
 import { ApiKeys } from "../../src/services/ApiKeys.ts"
 import { Describer } from "../../src/services/Describer.ts"
+import { Idempotency } from "../../src/services/Idempotency.ts"
 import { UploadBudget } from "../../src/services/UploadBudget.ts"
 import { pgliteWith } from "../support/database.ts"
 import { customer, jpeg, png, serverPort } from "../support/describe.ts"
@@ -90,6 +91,17 @@ const answers: { readonly [T in DescribeErrorTag]: Expected } = {
   // The body stops short of its end.
   UploadTimedOut: { status: 400, error: notMultipart, closes: true, usage: "released" },
   NotMultipart: { status: 400, error: notMultipart, closes: false, usage: "released" },
+  // An `Idempotency-Key` of 256 characters.
+  IdempotencyKeyInvalid: {
+    status: 400,
+    error: "Bad Request, Idempotency-Key must be 1 to 255 printable characters",
+    closes: false,
+    usage: "released"
+  },
+  // The key claimed by a request still running (its claim written by the test).
+  IdempotencyKeyInProgress: { status: 409, error: "A request with this Idempotency-Key is in progress", closes: false, usage: "released" },
+  // The key's stored 200 is of another request (written by the test).
+  IdempotencyKeyReused: { status: 422, error: "Idempotency-Key was used with a different request", closes: false, usage: "released" },
   NoFileUploaded: { status: 400, error: "Bad Request, No file uploaded", closes: false, usage: "released" },
   LanguageTooLong: { status: 400, error: "Bad Request, language must be at most 64 characters", closes: false, usage: "released" },
   InvalidSchema: {
@@ -125,7 +137,8 @@ type Faults = Readonly<Record<DescribeErrorTag, boolean>>
 /** Faults that set the same thing (the image's content, the model's answer): one at a time. */
 const exclusive: ReadonlyArray<ReadonlyArray<DescribeErrorTag>> = [
   ["InvalidImageFile", "ImageTooManyScans", "ImageTooManyPixels", "ImageProcessingFailed"],
-  ["AnswerTooLong", "GenerationFailed"]
+  ["AnswerTooLong", "GenerationFailed"],
+  ["IdempotencyKeyInvalid", "IdempotencyKeyInProgress", "IdempotencyKeyReused"]
 ]
 
 const none = Object.fromEntries(faultOrder.map((fault) => [fault, false])) as Faults
@@ -249,6 +262,17 @@ const check = (faults: Faults, variants: Variants = plain) =>
       ? Array.from({ length: Math.ceil(sent.length / 1024 ** 2) }, (_, i) => sent.subarray(i * 1024 ** 2, (i + 1) * 1024 ** 2))
       : [sent]
 
+    const idempotencyKey = faults.IdempotencyKeyInvalid
+      ? "k".repeat(256)
+      : faults.IdempotencyKeyInProgress || faults.IdempotencyKeyReused
+      ? "order-key"
+      : undefined
+    if (faults.IdempotencyKeyInProgress || faults.IdempotencyKeyReused) {
+      const idempotency = yield* Idempotency
+      const claimId = yield* idempotency.claim(c.accountId, "order-key", "another request").pipe(Effect.orDie)
+      if (faults.IdempotencyKeyReused) yield* idempotency.complete(claimId, { body: "{}", headers: {} })
+    }
+
     const answer = yield* Effect.scoped(Effect.gen(function* () {
       if (faults.UploadBudgetTimedOut) {
         // The whole share of the account, as its other uploads would hold it.
@@ -260,6 +284,7 @@ const check = (faults: Faults, variants: Variants = plain) =>
         head: requestHead("POST", "/api/describe", {
           ...(authorization === undefined ? {} : { authorization }),
           "content-type": contentType,
+          ...(idempotencyKey === undefined ? {} : { "idempotency-key": idempotencyKey }),
           ...(chunked
             ? { "transfer-encoding": "chunked" }
             : { "content-length": String(announced ? 50 * 1024 * 1024 : body.length) })
