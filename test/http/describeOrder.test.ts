@@ -378,6 +378,17 @@ layer(serverWith(services), { excludeTestServices: true })("POST /api/describe, 
 
   it.effect("a zero balance with no form: 401 no credit left, not 400", () => check(withFaults("NoCreditLeft", "NotMultipart")))
 
+  // A key with a stored 200 reads the form before the credit check (a replay needs no credit); for
+  // another request the order of §4.1 still holds.
+  it.effect("a zero balance and a key stored for another request: 401 no credit left, not 422", () =>
+    check(withFaults("NoCreditLeft", "IdempotencyKeyReused")))
+
+  it.effect("a key stored for another request, a huge Content-Length: 413, not 422", () =>
+    check(withFaults("RequestTooLarge", "IdempotencyKeyReused")))
+
+  it.effect("a key in use by a running request, no image: 409, not 400", () =>
+    check(withFaults("IdempotencyKeyInProgress", "NoFileUploaded")))
+
   it.effect("a huge Content-Length with a bad schema: 413, not 400", () => check(withFaults("RequestTooLarge", "InvalidSchema")))
 
   it.effect("a streamed body over 11 MB that stalls, with no image: 413, the connection kept", () =>
