@@ -4,8 +4,11 @@
  * of expired entries.
  *
  * A claim is a lease (`claimLease`): a process that dies mid-request leaves its claim, which blocks
- * the key with 409s until the lease ends, then counts as absent. A running request outlives no
- * lease: its upload and model each have a deadline far shorter.
+ * the key with 409s until the lease ends, then counts as absent. A lease rather than the liveness
+ * of its process (Instance.ts): a claim outlives its request only when that process died, and
+ * 10 minutes is far past a request's own deadlines by default (the upload's wait and read, 2 x
+ * 60 s; the credit's wait, 10 s; the model's, 60 s). A `MODEL_TIMEOUT_MS` or `UPLOAD_TIMEOUT_MS`
+ * set near it would let a retry run while the first still does (README, "Retries without paying twice").
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Option } from "effect"
