@@ -115,4 +115,4 @@ export const describeImage = <E extends DescribeError, R, R2 = never>(caller: {
       keyId: caller.keyId,
       outcome: outcomeOf,
       onSettled: (creditsAfter) => note({ creditsAfter })
-    }, describeUpload(caller.form, caller.accountId).pipe(Effect.tap((described) => caller.onDescribed?.(described)))))
+    }, describeUpload(caller.form, caller.accountId).pipe(Effect.tap((described) => caller.onDescribed?.(described) ?? Effect.void))))
