@@ -9,6 +9,7 @@ import { Credits } from "./services/Credits.ts"
 import { DashboardConfig } from "./services/DashboardConfig.ts"
 import { Describer } from "./services/Describer.ts"
 import * as DescriberLive from "./services/DescriberLive.ts"
+import { Idempotency } from "./services/Idempotency.ts"
 import { ImageFetcher } from "./services/ImageFetcher.ts"
 import { Images } from "./services/Images.ts"
 import { Instance } from "./services/Instance.ts"
@@ -21,7 +22,8 @@ import { Users } from "./services/Users.ts"
 
 /** The services over a database client (the CLI uses these alone). */
 export const ServicesLive = Layer.mergeAll(
-  Accounts.Default, ApiKeys.Default, Users.Default, Sessions.Default, UsageReport.Default, KeyFlash.Default, DashboardConfig.layer, Mailer.layer
+  Accounts.Default, ApiKeys.Default, Users.Default, Sessions.Default, UsageReport.Default, KeyFlash.Default, DashboardConfig.layer, Mailer.layer,
+  Idempotency.Default
 ).pipe(
   // Sign-ups grant `SIGNUP_CREDITS`.
   Layer.provideMerge(Credits.Default),
@@ -46,8 +48,13 @@ const StartUp = Layer.scopedDiscard(
       // A database outage must not end the sweeping; the next round tries again.
       Effect.catchAllCause((cause) => Effect.logWarning("could not release abandoned reservations", cause))
     )
+    // Expired `Idempotency-Key` entries already count as absent; the sweep only frees their rows.
+    const idempotency = yield* Idempotency
+    const sweepKeys = idempotency.sweep.pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("could not sweep expired idempotency keys", cause))
+    )
     yield* sweep
-    yield* Effect.forkScoped(Effect.forever(Effect.delay(sweep, "1 minute")))
+    yield* Effect.forkScoped(Effect.forever(Effect.delay(Effect.zipRight(sweep, sweepKeys), "1 minute")))
   })
 )
 

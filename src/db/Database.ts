@@ -20,6 +20,7 @@ import signupAttempts from "./migrations/0003_signup_attempts.ts"
 import passwordResets from "./migrations/0004_password_resets.ts"
 import usageRequestId from "./migrations/0005_usage_request_id.ts"
 import keysAndResetRequests from "./migrations/0006_keys_and_reset_requests.ts"
+import idempotency from "./migrations/0007_idempotency.ts"
 
 const migrationFiles = {
   "0001_init": init,
@@ -27,7 +28,8 @@ const migrationFiles = {
   "0003_signup_attempts": signupAttempts,
   "0004_password_resets": passwordResets,
   "0005_usage_request_id": usageRequestId,
-  "0006_keys_and_reset_requests": keysAndResetRequests
+  "0006_keys_and_reset_requests": keysAndResetRequests,
+  "0007_idempotency": idempotency
 }
 const migrations = Migrator.fromRecord(migrationFiles)
 

@@ -38,6 +38,16 @@ export const describeChecks = {
   // A body that does not arrive in time is not a readable form (§7.1); the spec names no timeout.
   UploadTimedOut: { check: 3, status: 400, message: notMultipart, closes: true },
   NotMultipart: { check: 4, status: 400, message: notMultipart, closes: false },
+  // The form is read (its image is part of the request compared), then the key (README,
+  // "Retries without paying twice"); the answers use no credit.
+  IdempotencyKeyInvalid: {
+    check: 4,
+    status: 400,
+    message: "Bad Request, Idempotency-Key must be 1 to 255 printable characters",
+    closes: false
+  },
+  IdempotencyKeyInProgress: { check: 4, status: 409, message: "A request with this Idempotency-Key is in progress", closes: false },
+  IdempotencyKeyReused: { check: 4, status: 422, message: "Idempotency-Key was used with a different request", closes: false },
   NoFileUploaded: { check: 4, status: 400, message: "Bad Request, No file uploaded", closes: false },
   // The spec leaves an over-long language open (§4.1); we refuse it in the form of the other 400s.
   LanguageTooLong: { check: 4, status: 400, message: "Bad Request, language must be at most 64 characters", closes: false },

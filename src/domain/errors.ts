@@ -111,6 +111,17 @@ export class GenerationFailed extends Schema.TaggedError<GenerationFailed>()("Ge
 export type ImageError = InvalidImageFile | ImageTooLarge | ImageTooManyPixels | ImageTooManyScans | ImageProcessingFailed
 export type ImageUrlError = ImageUrlRefused | ImageUrlFetchFailed
 export type DescriberError = AnswerTooLong | GenerationFailed
+/** `Idempotency-Key` is not 1 to 255 printable characters (README, "Retries without paying twice"). */
+export class IdempotencyKeyInvalid extends Schema.TaggedError<IdempotencyKeyInvalid>()("IdempotencyKeyInvalid", {}) {}
+
+/** The key's first request is still running. */
+export class IdempotencyKeyInProgress extends Schema.TaggedError<IdempotencyKeyInProgress>()("IdempotencyKeyInProgress", {}) {}
+
+/** The key was used by the account for a request with other fields or another image. */
+export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()("IdempotencyKeyReused", {}) {}
+
+export type IdempotencyError = IdempotencyKeyInvalid | IdempotencyKeyInProgress | IdempotencyKeyReused
+
 export type FormError = RequestTooLarge | UploadTimedOut | UploadBudgetTimedOut | NotMultipart | NoFileUploaded | LanguageTooLong
 
 /** The ordered union of §4.1: the first failing check answers. */
@@ -119,6 +130,7 @@ export type DescribeError =
   | KeyRejected
   | NoCreditLeft
   | FormError
+  | IdempotencyError
   | InvalidSchema
   | ImageUrlError
   | ImageError

@@ -127,6 +127,13 @@ export const openApiDocument = (server: string) => ({
         summary: "Describe an image (1 credit on success, none on failure)",
         description: describeCheckList,
         "x-codeSamples": curl(server, ["/api/describe", `-H "Authorization: Bearer $API_KEY"`, "-F image=@photo.jpg", "-F language=fr", `-F 'schema={"tags": "Three tags"}'`]),
+        parameters: [{
+          name: "Idempotency-Key",
+          in: "header",
+          required: false,
+          description: "1 to 255 printable characters, of the account: a retry of the same request (same fields, same image) within 24 hours gets the first 200 again, uncharged, even on an empty balance; failures are not kept",
+          schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7e]+$" }
+        }],
         requestBody: {
           required: true,
           content: {
@@ -165,6 +172,10 @@ export const openApiDocument = (server: string) => ({
               "X-Describer": {
                 description: "What wrote the values: `openai-compatible` (an AI model) or `offline` (placeholder text from the image's shape and colours, when no model is configured)",
                 schema: { type: "string", enum: ["openai-compatible", "offline"] }
+              },
+              "Idempotent-Replayed": {
+                description: "`true` when this is the stored 200 of an earlier request with the same `Idempotency-Key` (no credit used)",
+                schema: { type: "string", enum: ["true"] }
               }
             },
             content: { "application/json": { schema: describeResult, examples: describeExamples } }

@@ -66,7 +66,9 @@ const statusText: Record<number, string> = {
   400: "Bad request: not retried unchanged (§7.3)",
   401: "Unauthorized",
   404: "Not found",
+  409: "Conflict: the first request with this Idempotency-Key is still running; retry later",
   413: "Payload too large",
+  422: "Unprocessable: the Idempotency-Key was used for another request; use a new key",
   500: "Server error: may be retried after a short wait, never charged (§7.3)"
 }
 

@@ -8,7 +8,7 @@ import { Cause, Duration, Effect, Exit, Metric, Option, Scope } from "effect"
 import { defaultFields, type DescribeRequest, describeResultEntries } from "../domain/describe.ts"
 import { failedCheck } from "../domain/describeChecks.ts"
 import { contextUsed, type DescribeForm, type FormFile, formLanguage, type FormText, keywordsUsed } from "../domain/describeForm.ts"
-import type { DescribeError, DescriberError, FormError } from "../domain/errors.ts"
+import type { DescribeError, DescriberError } from "../domain/errors.ts"
 import { ImageUrlRefused, InvalidSchema, NoFileUploaded } from "../domain/errors.ts"
 import { parseSchemaFields, schemaRule } from "../domain/schemaFields.ts"
 import { imageBytesIn, imageSeconds, modelErrors, modelSeconds } from "../metrics.ts"
@@ -65,7 +65,7 @@ const checkForm = (form: DescribeForm) =>
  * Checks 4 to 6 in a scope of their own: the form's memory and its share of the upload budget go
  * as they end. The prepared pixels are `pixels`' (the caller's scope), for the describer's start.
  */
-const prepare = <R>(form: Effect.Effect<DescribeForm, FormError, R>, accountId: string, pixels: Scope.Scope) =>
+const prepare = <E extends DescribeError, R>(form: Effect.Effect<DescribeForm, E, R>, accountId: string, pixels: Scope.Scope) =>
   Effect.scoped(Effect.gen(function* () {
     const { source, request, schemaGiven } = yield* Effect.flatMap(form, checkForm)
     const upload = yield* imageBytes(source)
@@ -87,7 +87,7 @@ const countModelError = <A, R>(step: Effect.Effect<A, DescriberError, R>) =>
  * to its end even when the caller goes away: libvips work (the model's JPEG) cannot be cancelled,
  * and releasing pixels it is still reading would pull them from under it.
  */
-const describeUpload = <R>(form: Effect.Effect<DescribeForm, FormError, R>, accountId: string) =>
+const describeUpload = <E extends DescribeError, R>(form: Effect.Effect<DescribeForm, E, R>, accountId: string) =>
   Effect.gen(function* () {
     const describer = yield* Describer
     const { fields, language, schemaGiven, started, generation } = yield* Effect.scoped(Effect.gen(function* () {
@@ -123,12 +123,14 @@ const outcomeOf = (exit: Exit.Exit<unknown, DescribeError>): Outcome =>
 /**
  * Checks 2 to 7 for a known caller (`keyId` null on the dashboard): a credit held, then captured
  * or released as the request ends. `form` reads the upload once the credit is held, its memory
- * the scope's.
+ * the scope's. `onDescribed` runs on a success before its credit is captured: if it fails, so
+ * does the request, uncharged.
  */
-export const describeImage = <R>(caller: {
+export const describeImage = <E extends DescribeError, R, R2 = never>(caller: {
   readonly accountId: string
   readonly keyId: string | null
-  readonly form: Effect.Effect<DescribeForm, FormError, R>
+  readonly form: Effect.Effect<DescribeForm, E, R>
+  readonly onDescribed?: (described: Described) => Effect.Effect<void, never, R2>
 }) =>
   Effect.flatMap(Credits, (credits) =>
     credits.withCredit({
@@ -136,4 +138,4 @@ export const describeImage = <R>(caller: {
       keyId: caller.keyId,
       outcome: outcomeOf,
       onSettled: (creditsAfter) => note({ creditsAfter })
-    }, describeUpload(caller.form, caller.accountId)))
+    }, describeUpload(caller.form, caller.accountId).pipe(Effect.tap((described) => caller.onDescribed?.(described) ?? Effect.void))))

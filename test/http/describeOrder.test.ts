@@ -16,6 +16,7 @@ import { Accounts } from "../../src/services/Accounts.ts"
 import { ApiKeys } from "../../src/services/ApiKeys.ts"
 import { Describer } from "../../src/services/Describer.ts"
 import { HostResolver } from "../../src/services/HostResolver.ts"
+import { Idempotency } from "../../src/services/Idempotency.ts"
 import { UploadBudget } from "../../src/services/UploadBudget.ts"
 import { pgliteWith } from "../support/database.ts"
 import { customer, jpeg, png, serverPort } from "../support/describe.ts"
@@ -91,6 +92,17 @@ const answers: { readonly [T in DescribeErrorTag]: Expected } = {
   // The body stops short of its end.
   UploadTimedOut: { status: 400, error: notMultipart, closes: true, usage: "released" },
   NotMultipart: { status: 400, error: notMultipart, closes: false, usage: "released" },
+  // An `Idempotency-Key` of 256 characters.
+  IdempotencyKeyInvalid: {
+    status: 400,
+    error: "Bad Request, Idempotency-Key must be 1 to 255 printable characters",
+    closes: false,
+    usage: "released"
+  },
+  // The key claimed by a request still running (its claim written by the test).
+  IdempotencyKeyInProgress: { status: 409, error: "A request with this Idempotency-Key is in progress", closes: false, usage: "released" },
+  // The key's stored 200 is of another request (written by the test).
+  IdempotencyKeyReused: { status: 422, error: "Idempotency-Key was used with a different request", closes: false, usage: "released" },
   NoFileUploaded: { status: 400, error: "Bad Request, No file uploaded", closes: false, usage: "released" },
   LanguageTooLong: { status: 400, error: "Bad Request, language must be at most 64 characters", closes: false, usage: "released" },
   InvalidSchema: {
@@ -136,7 +148,8 @@ type Faults = Readonly<Record<DescribeErrorTag, boolean>>
 const exclusive: ReadonlyArray<ReadonlyArray<DescribeErrorTag>> = [
   ["ImageUrlRefused", "ImageUrlFetchFailed"],
   ["InvalidImageFile", "ImageTooManyScans", "ImageTooManyPixels", "ImageProcessingFailed"],
-  ["AnswerTooLong", "GenerationFailed"]
+  ["AnswerTooLong", "GenerationFailed"],
+  ["IdempotencyKeyInvalid", "IdempotencyKeyInProgress", "IdempotencyKeyReused"]
 ]
 
 const none = Object.fromEntries(faultOrder.map((fault) => [fault, false])) as Faults
@@ -266,6 +279,17 @@ const check = (faults: Faults, variants: Variants = plain) =>
       ? Array.from({ length: Math.ceil(sent.length / 1024 ** 2) }, (_, i) => sent.subarray(i * 1024 ** 2, (i + 1) * 1024 ** 2))
       : [sent]
 
+    const idempotencyKey = faults.IdempotencyKeyInvalid
+      ? "k".repeat(256)
+      : faults.IdempotencyKeyInProgress || faults.IdempotencyKeyReused
+      ? "order-key"
+      : undefined
+    if (faults.IdempotencyKeyInProgress || faults.IdempotencyKeyReused) {
+      const idempotency = yield* Idempotency
+      const claimId = yield* idempotency.claim(c.accountId, "order-key", "another request").pipe(Effect.orDie)
+      if (faults.IdempotencyKeyReused) yield* idempotency.complete(claimId, { body: "{}", headers: {} })
+    }
+
     const answer = yield* Effect.scoped(Effect.gen(function* () {
       if (faults.UploadBudgetTimedOut) {
         // The whole share of the account, as its other uploads would hold it.
@@ -277,6 +301,7 @@ const check = (faults: Faults, variants: Variants = plain) =>
         head: requestHead("POST", "/api/describe", {
           ...(authorization === undefined ? {} : { authorization }),
           "content-type": contentType,
+          ...(idempotencyKey === undefined ? {} : { "idempotency-key": idempotencyKey }),
           ...(chunked
             ? { "transfer-encoding": "chunked" }
             : { "content-length": String(announced ? 50 * 1024 * 1024 : body.length) })
@@ -372,6 +397,17 @@ layer(serverWith(services), { excludeTestServices: true })("POST /api/describe, 
   it.effect("a bad key with a huge Content-Length: 401, not 413", () => check(withFaults("KeyRejected", "RequestTooLarge")))
 
   it.effect("a zero balance with no form: 401 no credit left, not 400", () => check(withFaults("NoCreditLeft", "NotMultipart")))
+
+  // A key with a stored 200 reads the form before the credit check (a replay needs no credit); for
+  // another request the order of §4.1 still holds.
+  it.effect("a zero balance and a key stored for another request: 401 no credit left, not 422", () =>
+    check(withFaults("NoCreditLeft", "IdempotencyKeyReused")))
+
+  it.effect("a key stored for another request, a huge Content-Length: 413, not 422", () =>
+    check(withFaults("RequestTooLarge", "IdempotencyKeyReused")))
+
+  it.effect("a key in use by a running request, no image: 409, not 400", () =>
+    check(withFaults("IdempotencyKeyInProgress", "NoFileUploaded")))
 
   it.effect("a huge Content-Length with a bad schema: 413, not 400", () => check(withFaults("RequestTooLarge", "InvalidSchema")))
 

@@ -5,11 +5,12 @@
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import { describeResultJson } from "../../domain/describe.ts"
 import { describeKeyError } from "../../domain/describeChecks.ts"
+import type { StoredAnswer } from "../../domain/idempotency.ts"
 import { note } from "../../requestNotes.ts"
 import { ApiKeys } from "../../services/ApiKeys.ts"
-import { type Described, describeImage } from "../../services/describeImage.ts"
+import { describeImage } from "../../services/describeImage.ts"
+import { describedAnswer, describeOnce } from "../../services/describeOnce.ts"
 import { withoutIdleTimeout } from "../connections.ts"
 import { describeError, unexpected } from "../errors.ts"
 import { readUpload } from "../upload.ts"
@@ -18,14 +19,11 @@ import { readUpload } from "../upload.ts"
 const authenticate = (authorization: string | undefined) =>
   Effect.flatMap(ApiKeys, (keys) => keys.authenticate(authorization)).pipe(Effect.mapError(describeKeyError))
 
-/**
- * §2.1: the values with the keys in the requested order; the language they are written in and the
- * describer that wrote them, so a client can tell placeholder text from a model's (README).
- */
-const resultResponse = (described: Described) =>
-  HttpServerResponse.text(describeResultJson(described.entries), {
+/** A 200, or the stored 200 of its `Idempotency-Key` again (README, "Retries without paying twice"). */
+const resultResponse = ({ answer, replayed }: { readonly answer: StoredAnswer; readonly replayed: boolean }) =>
+  HttpServerResponse.text(answer.body, {
     contentType: "application/json",
-    headers: { "content-language": described.language, "x-describer": described.describer }
+    headers: replayed ? { ...answer.headers, "idempotent-replayed": "true" } : answer.headers
   })
 
 /**
@@ -36,10 +34,12 @@ const resultResponse = (described: Described) =>
 export const describe = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   const { account, key } = yield* authenticate(request.headers.authorization)
-  const described = yield* describeImage({ accountId: account.id, keyId: key.id, form: readUpload(request, account.id) }).pipe(
-    withoutIdleTimeout(request)
-  )
-  return resultResponse(described)
+  const caller = { accountId: account.id, keyId: key.id, form: readUpload(request, account.id) }
+  const idempotencyKey = request.headers["idempotency-key"]
+  const answer = yield* (idempotencyKey === undefined
+    ? Effect.map(describeImage(caller), (described) => ({ answer: describedAnswer(described), replayed: false }))
+    : describeOnce({ ...caller, idempotencyKey })).pipe(withoutIdleTimeout(request))
+  return resultResponse(answer)
 }).pipe(
   Effect.catchAll((error) => note({ errorKind: error._tag }).pipe(Effect.as(describeError(error)))),
   Effect.catchAllCause(unexpected("Internal Server Error")),

@@ -1,0 +1,41 @@
+/**
+ * The rules of `Idempotency-Key` on `POST /api/describe` (README, "Retries without paying twice"):
+ * what a key may be, how long a stored answer lasts, and what makes two requests the same.
+ */
+import { createHash } from "node:crypto"
+import { Duration } from "effect"
+import { contextUsed, type DescribeForm, keywordsUsed, languageOrDefault } from "./describeForm.ts"
+
+/** A stored 200 answers retries for this long. */
+export const replayFor = Duration.hours(24)
+
+/** 1 to 255 printable ASCII characters (the header's value has no other use). */
+export const isValidKey = (key: string) => /^[\x20-\x7e]{1,255}$/.test(key)
+
+/**
+ * The SHA-256 of what the request asks: the fields as the service uses them (§8's cut keywords and
+ * context, the default language) and the image's bytes (or its URL), each part length-prefixed so no two
+ * requests share a text. A retry built the same way matches; another image or field does not.
+ */
+export const requestDigest = (form: DescribeForm) => {
+  const hash = createHash("sha256")
+  const part = (value: string | Uint8Array | undefined) => {
+    const bytes = typeof value === "string" ? new TextEncoder().encode(value) : value
+    hash.update(bytes === undefined ? "-" : `${bytes.length}:`)
+    if (bytes !== undefined) hash.update(bytes)
+  }
+  part(form.schema?.text)
+  part(keywordsUsed(form.keywords?.text))
+  part(contextUsed(form.context?.text))
+  part(languageOrDefault(form.language?.text).trim())
+  part(form.image?.bytes)
+  // The URL stands for the image only when no file is sent (the file wins, README "Images by URL").
+  part(form.image === undefined ? form.imageUrl?.text : undefined)
+  return hash.digest("hex")
+}
+
+/** A 200 kept for replay: its body and the headers a client reads (`Content-Language`, `X-Describer`). */
+export interface StoredAnswer {
+  readonly body: string
+  readonly headers: Readonly<Record<string, string>>
+}

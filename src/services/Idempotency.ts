@@ -1,0 +1,90 @@
+/**
+ * `Idempotency-Key` entries in the database, so every replica sees them (README, "Retries without
+ * paying twice"): the stored 200 of a key, the claim of a request running under it, and the sweep
+ * of expired entries.
+ *
+ * A claim is a lease (`claimLease`): a process that dies mid-request leaves its claim, which blocks
+ * the key with 409s until the lease ends, then counts as absent. A lease rather than the liveness
+ * of its process (Instance.ts): a claim outlives its request only when that process died, and
+ * 10 minutes is far past a request's own deadlines by default (the upload's wait and read, 2 x
+ * 60 s; the credit's wait, 10 s; the model's, 60 s). A `MODEL_TIMEOUT_MS` or `UPLOAD_TIMEOUT_MS`
+ * set near it would let a retry run while the first still does (README, "Retries without paying twice").
+ */
+import { SqlClient } from "@effect/sql"
+import { Clock, Duration, Effect, Option } from "effect"
+import { IdempotencyKeyInProgress, IdempotencyKeyReused } from "../domain/errors.ts"
+import { replayFor, type StoredAnswer } from "../domain/idempotency.ts"
+
+/** How long a claim holds its key if its request never ends it. */
+export const claimLease = Duration.minutes(10)
+
+interface Row {
+  readonly digest: string
+  readonly state: "in_progress" | "done"
+  readonly body: string | null
+  readonly headers: string | null
+}
+
+export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+    const later = (from: Date, by: Duration.Duration) => new Date(from.getTime() + Duration.toMillis(by))
+
+    /** The stored 200 of `key` and the digest of its request, unless expired. */
+    const stored = (accountId: string, key: string) =>
+      Effect.gen(function* () {
+        const [row] = yield* sql<Row>`SELECT digest, state, body, headers FROM idempotency
+          WHERE account_id = ${accountId} AND key = ${key} AND state = 'done' AND expires_at > ${yield* now}`
+        return row === undefined || row.body === null
+          ? Option.none()
+          : Option.some({ digest: row.digest, answer: { body: row.body, headers: JSON.parse(row.headers ?? "{}") } as StoredAnswer })
+      }).pipe(Effect.orDie, Effect.withSpan("Idempotency.stored"))
+
+    /**
+     * Claims `key` for a request with `digest`: one statement, so of two replicas racing one wins.
+     * An expired entry is taken over. Otherwise a stored answer for another request is a 422, and
+     * anything else a 409 (a first request still running, or one that has just finished).
+     */
+    const claim = (accountId: string, key: string, digest: string) =>
+      Effect.gen(function* () {
+        const claimId = crypto.randomUUID()
+        const at = yield* now
+        const won = yield* sql`INSERT INTO idempotency ${sql.insert({
+          accountId, key, claimId, digest, state: "in_progress", createdAt: at, expiresAt: later(at, claimLease)
+        })} ON CONFLICT (account_id, key) DO UPDATE SET claim_id = EXCLUDED.claim_id, digest = EXCLUDED.digest,
+          state = 'in_progress', status = NULL, body = NULL, headers = NULL,
+          created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+        WHERE idempotency.expires_at <= EXCLUDED.created_at RETURNING claim_id`.pipe(Effect.orDie)
+        if (won.length > 0) return claimId
+        const [held] = yield* sql<Row>`SELECT digest, state, body, headers FROM idempotency
+          WHERE account_id = ${accountId} AND key = ${key}`.pipe(Effect.orDie)
+        return yield* held?.state === "done" && held.digest !== digest ? new IdempotencyKeyReused() : new IdempotencyKeyInProgress()
+      }).pipe(Effect.withSpan("Idempotency.claim"))
+
+    /** Stores the 200 of a claim for `replayFor`. */
+    const complete = (claimId: string, answer: StoredAnswer) =>
+      Effect.gen(function* () {
+        const at = yield* now
+        yield* sql`UPDATE idempotency SET state = 'done', status = 200, body = ${answer.body},
+          headers = ${JSON.stringify(answer.headers)}, created_at = ${at}, expires_at = ${later(at, replayFor)}
+          WHERE claim_id = ${claimId}`
+      }).pipe(Effect.orDie, Effect.withSpan("Idempotency.complete"))
+
+    /** Gives the key back after a failure: failures are not stored, a retry runs again. */
+    const release = (claimId: string) =>
+      sql`DELETE FROM idempotency WHERE claim_id = ${claimId} AND state = 'in_progress'`.pipe(
+        Effect.orDie,
+        Effect.asVoid,
+        Effect.withSpan("Idempotency.release")
+      )
+
+    /** Deletes expired entries (they already count as absent); how many. */
+    const sweep = Effect.gen(function* () {
+      const rows = yield* sql`DELETE FROM idempotency WHERE expires_at <= ${yield* now} RETURNING key`
+      return rows.length
+    }).pipe(Effect.orDie, Effect.withSpan("Idempotency.sweep"))
+
+    return { stored, claim, complete, release, sweep } as const
+  })
+}) {}

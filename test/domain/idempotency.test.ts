@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest"
+import type { DescribeForm } from "../../src/domain/describeForm.ts"
+import { requestDigest } from "../../src/domain/idempotency.ts"
+
+const text = (value: string) => ({ text: value, truncated: false })
+const form = (parts: Partial<DescribeForm>): DescribeForm => ({
+  image: undefined,
+  imageUrl: undefined,
+  schema: undefined,
+  keywords: undefined,
+  context: undefined,
+  language: undefined,
+  ...parts
+})
+const file = (bytes: ReadonlyArray<number>) => ({ bytes: new Uint8Array(bytes), size: bytes.length })
+
+describe("requestDigest", () => {
+  it("two requests for images at different URLs are different requests", () => {
+    expect(requestDigest(form({ imageUrl: text("https://a.test/1.jpg") })))
+      .not.toBe(requestDigest(form({ imageUrl: text("https://a.test/2.jpg") })))
+  })
+
+  it("with a file, the URL beside it is not what is described, so it does not count", () => {
+    expect(requestDigest(form({ image: file([1, 2, 3]), imageUrl: text("https://a.test/1.jpg") })))
+      .toBe(requestDigest(form({ image: file([1, 2, 3]) })))
+  })
+
+  it("the fields as the service uses them: a blank language is English, another image differs", () => {
+    expect(requestDigest(form({ image: file([1]), language: text("  ") }))).toBe(requestDigest(form({ image: file([1]), language: text("en") })))
+    expect(requestDigest(form({ image: file([1]) }))).not.toBe(requestDigest(form({ image: file([2]) })))
+  })
+})
