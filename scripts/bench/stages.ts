@@ -1,6 +1,6 @@
 /**
  * Where the time of one request goes: each step of the service and of the baseline, run alone
- * in this process (one at a time, no HTTP), for each input. Not a figure of the issue: it explains
+ * in this process (one at a time, no HTTP), for each input. Not one of docs/BENCHMARKS.md's numbered figures: it explains
  * the figures of `overhead.ts`. The service's steps are its own modules (from the code
  * `lib/source.ts` picks); the baseline's are the calls `baseline.ts` makes.
  *
