@@ -1,5 +1,5 @@
 /**
- * Effect's logger as configured (issue 7 §1): JSON lines by default (what log collectors read),
+ * Effect's logger as configured (README, Operations: Logs): JSON lines by default (what log collectors read),
  * pretty on a terminal, logfmt on request; the minimum level from `LOG_LEVEL`.
  */
 import { Config, Effect, Layer, Logger, LogLevel } from "effect"

@@ -1,4 +1,4 @@
-/** What `/metrics` exposes (issue 7 §2), as Effect metrics updated where things happen. */
+/** What `/metrics` exposes (README, Operations: Metrics), as Effect metrics updated where things happen. */
 import { Metric, MetricBoundaries } from "effect"
 
 /** Seconds, from 5 ms to about 80 s. */

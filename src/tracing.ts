@@ -1,5 +1,5 @@
 /**
- * Optional trace export (issue 7 §3): with `OTEL_EXPORTER_OTLP_ENDPOINT` set, every span (one per
+ * Optional trace export (README, Operations: Traces): with `OTEL_EXPORTER_OTLP_ENDPOINT` set, every span (one per
  * request, per service call, per pipeline step) goes to that OTLP/HTTP collector as JSON.
  * Without it the tracer is off, so no span is even made: Effect's own tracer would still record
  * each one, with a stack trace, for nobody.

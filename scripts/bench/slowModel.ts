@@ -1,6 +1,6 @@
 /**
- * Memory while requests wait on a model that takes seconds, as real ones do (not a figure of the
- * issue; it completes figure 2, whose model answers at once). 64 clients post the 12-MP JPEG at
+ * Memory while requests wait on a model that takes seconds, as real ones do (not one of the
+ * numbered figures of docs/BENCHMARKS.md; it completes figure 2, whose model answers at once). 64 clients post the 12-MP JPEG at
  * the same moment to a server whose model answers each call after 5 s, twice: the peak resident
  * memory of each wave, and what is left 3 s after it. The uploads themselves are bounded by the
  * upload budget; what waits on the model is what the describer kept of each request.

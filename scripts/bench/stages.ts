@@ -1,6 +1,6 @@
 /**
  * Where the time of one request goes: each step of the service and of the baseline, run alone
- * in this process (one at a time, no HTTP), for each input. Not a figure of the issue: it explains
+ * in this process (one at a time, no HTTP), for each input. Not one of docs/BENCHMARKS.md's numbered figures: it explains
  * the figures of `overhead.ts`. The service's steps are its own modules (from the code
  * `lib/source.ts` picks); the baseline's are the calls `baseline.ts` makes.
  *
@@ -14,6 +14,7 @@ import sharp from "sharp"
 import { startFakeOpenAi } from "./lib/fakeOpenAi.ts"
 import { allImages } from "./lib/images.ts"
 import { uploadOf } from "./lib/load.ts"
+import { readDescribeForm } from "./lib/formReader.ts"
 import { footer, header, quick } from "./lib/report.ts"
 import { ms, percentile, table } from "./lib/stats.ts"
 import { source } from "./lib/source.ts"
@@ -27,7 +28,6 @@ const model = startFakeOpenAi()
 process.env["OPENAI_BASE_URL"] = model.baseUrl
 
 const load = (file: string) => import(path.join(source.root, file))
-const uploadModule: typeof import("../../src/http/upload.ts") = await load("src/http/upload.ts")
 const ImagesModule: typeof import("../../src/services/Images.ts") = await load("src/services/Images.ts")
 const OpenAi: typeof import("../../src/services/OpenAiDescriber.ts") = await load("src/services/OpenAiDescriber.ts")
 const domain: typeof import("../../src/domain/describe.ts") = await load("src/domain/describe.ts")
@@ -65,7 +65,7 @@ for (const image of await allImages()) {
 
   // The service's steps.
   const form = await timed(() =>
-    Effect.runPromise(uploadModule.readDescribeForm({ contentType: upload.contentType, body: Stream.fromIterable(chunks) }))
+    Effect.runPromise(readDescribeForm({ contentType: upload.contentType, body: Stream.fromIterable(chunks) }))
   )
   const prep = await timed(() => Effect.runPromise(Effect.scoped(prepare(image.bytes, "bench"))))
   const model_ = await timed(() => Effect.runPromise(Effect.flatten(describer.start(describeRequest)).pipe(Logger.withMinimumLogLevel(LogLevel.None))))

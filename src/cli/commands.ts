@@ -60,7 +60,7 @@ const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(effect)).pipe(Effect.catchTag("SqlError", Effect.die))
 
 /**
- * A new account, its credits, and a dashboard invitation for `email` (issue 5 §1), all or nothing.
+ * A new account, its credits, and a dashboard invitation for `email` (README, Operator CLI), all or nothing.
  * Prints the one-time token once, with the dashboard URL that accepts it.
  */
 const invite = (command: Extract<AdminCommand, { readonly _tag: "AccountInvite" }>) =>

@@ -1,5 +1,5 @@
 /**
- * argv to an operator command (issue 2 §6). Pure: the result is validated by `AdminCommand`, and
+ * argv to an operator command (README, Operator CLI). Pure: the result is validated by `AdminCommand`, and
  * a refusal names the command and the flag or argument as the operator typed them.
  */
 import { Either, ParseResult, Schema } from "effect"

@@ -1,5 +1,5 @@
 /**
- * Cross-site request forgery checks (issue 5 §1), as pure functions. Every dashboard form carries
+ * Cross-site request forgery checks (README, Dashboard), as pure functions. Every dashboard form carries
  * a token that a page of another site cannot read: the session's own (a synchronizer token) once
  * logged in, and before that the value of a cookie of its own (double submit). A post that a
  * browser says came from another site is refused as well, whatever its token.

@@ -1,5 +1,5 @@
 /**
- * The dashboard (issue 5), served by the service itself under `/dashboard`: server-rendered pages,
+ * The dashboard (README, Dashboard), served by the service itself under `/dashboard`: server-rendered pages,
  * one tiny script for the copy button. Mounted by `src/http/router.ts`.
  */
 import { HttpRouter, HttpServerResponse } from "@effect/platform"

@@ -1,5 +1,5 @@
 /**
- * The session middleware of the dashboard (issue 5 §1): pages behind a log-in get the session and
+ * The session middleware of the dashboard (README, Dashboard): pages behind a log-in get the session and
  * its account; posts must carry the session's CSRF token; the log-in and sign-up forms, made
  * before any session, carry the value of a cookie of their own instead (double submit).
  */

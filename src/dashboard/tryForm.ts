@@ -1,5 +1,5 @@
 /**
- * How the Try it page's form reads (issue 5 §4). A browser sends every field of a form, filled or
+ * How the Try it page's form reads (README, Dashboard: Try it). A browser sends every field of a form, filled or
  * not, and an empty file part when no file is chosen; the API's clients send only what they mean.
  * So on this page a blank field is an absent one: no schema means the default fields, no file
  * means `No file uploaded`, as the API answers a request without them.

@@ -1,4 +1,4 @@
-/** The rules of the dashboard's sign-up and log-in fields (issue 5 §1), as pure functions. */
+/** The rules of the dashboard's sign-up and log-in fields (README, Dashboard), as pure functions. */
 import { Either } from "effect"
 import { FormInvalid } from "./dashboard.ts"
 import { characters } from "./schemaFields.ts"

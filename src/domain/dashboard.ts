@@ -1,5 +1,5 @@
 /**
- * The dashboard's failures (issue 5), as typed errors. The dashboard's pages turn each into a
+ * The dashboard's failures (README, Dashboard), as typed errors. The dashboard's pages turn each into a
  * message for the person at the keyboard; nothing here knows about HTTP or HTML.
  */
 import { Schema } from "effect"

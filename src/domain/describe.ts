@@ -39,7 +39,7 @@ export const defaultFields: SchemaFields = [
 export type ImageFormat = "jpeg" | "png" | "webp" | "gif"
 
 /**
- * The one image the describer receives (issue 3 §5): EXIF orientation applied, first frame of an
+ * The one image the describer receives (docs/api.md, Request fields; docs/model-endpoints.md): EXIF orientation applied, first frame of an
  * animation, sRGB, 8 bits per channel, longest side at most 1,000 px and never enlarged; RGBA when
  * the source has an alpha channel, RGB otherwise.
  */

@@ -1,6 +1,6 @@
 /**
  * What the offline describer can honestly say about an image: facts measured from the prepared
- * RGBA pixels and the source metadata, never objects or scenes (issue: "never pretend to see").
+ * RGBA pixels and the source metadata, never objects or scenes (README, The offline describer: it cannot see).
  */
 import { colourFamilies, type NamedColour, paletteColour, paletteIndex, paletteSize, shades } from "./colourPalette.ts"
 import type { ImageFormat, PreparedImage } from "./describe.ts"

@@ -1,4 +1,4 @@
-/** The API Keys page's form (issue 5 §2): an optional name and an expiry, as pure rules. */
+/** The API Keys page's form (spec §5; README, Dashboard: API keys): an optional name and an expiry, as pure rules. */
 import { Either } from "effect"
 import { FormInvalid } from "./dashboard.ts"
 import { characters } from "./schemaFields.ts"

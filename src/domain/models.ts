@@ -52,14 +52,14 @@ export class Usage extends Schema.Class<Usage>("Usage")({
   errorKind: Schema.NullOr(Schema.String)
 }) {}
 
-/** A person who logs in to an account's dashboard (issue 5); the address is stored normalised. */
+/** A person who logs in to an account's dashboard (README, Dashboard); the address is stored normalised. */
 export class DashboardUser extends Schema.Class<DashboardUser>("DashboardUser")({
   id: Schema.UUID,
   accountId: Schema.UUID,
   email: Schema.String
 }) {}
 
-/** A logged-in dashboard session (issue 5 §1); `csrfToken` is what its forms must carry. */
+/** A logged-in dashboard session (README, Dashboard); `csrfToken` is what its forms must carry. */
 export class Session extends Schema.Class<Session>("Session")({
   id: Schema.UUID,
   userId: Schema.UUID,

@@ -1,4 +1,4 @@
-/** What the dashboard's Usage page reports (issue 5 §3): rows, and the pure shaping of its charts. */
+/** What the dashboard's Usage page reports (README, Dashboard: Overview and Usage): rows, and the pure shaping of its charts. */
 import { Schema } from "effect"
 import { Usage } from "./models.ts"
 import { dayMillis } from "./time.ts"

@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown (issue 7 §6). On SIGTERM the runtime closes the application's scope; before
+ * Graceful shutdown (README, Operations: Shutdown). On SIGTERM the runtime closes the application's scope; before
  * the server interrupts what is still running, this waits (up to `SHUTDOWN_TIMEOUT_MS`) for
  * in-flight requests to finish. Meanwhile `/readyz` answers 503 so a load balancer stops sending.
  * Requests still running at the deadline are interrupted, which releases their credits.

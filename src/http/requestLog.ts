@@ -1,5 +1,5 @@
 /**
- * One log line per request (issue 7 §1): request id (the client's `X-Request-Id` when it is a
+ * One log line per request (README, Operations: Logs): request id (the client's `X-Request-Id` when it is a
  * sane token, otherwise a new one, returned either way), method, route, status, duration, and
  * what the route noted (error kind, model latency, credits after). Never a header value, a key
  * or a body.

@@ -1,5 +1,5 @@
 /**
- * The dashboard's settings (issue 5 §1), read through Effect `Config`; none of them is secret.
+ * The dashboard's settings (README, Dashboard), read through Effect `Config`; none of them is secret.
  * Tests set them the same way, with a `ConfigProvider`.
  */
 import { Config, Context, Duration, Effect, Layer, Option } from "effect"

@@ -1,6 +1,6 @@
 /**
  * This service process, as the database sees it: an id that tags its credit reservations, and a
- * way to tell whether the process that made a reservation is still running (issue 3 §6).
+ * way to tell whether the process that made a reservation is still running (README, Operations: Credits and the database).
  */
 import { SqlClient } from "@effect/sql"
 import { Context, Deferred, Effect, Layer, Option, Schedule } from "effect"

@@ -1,5 +1,5 @@
 /**
- * Dashboard sessions (issue 5 §1). A session is a database row; its cookie holds a token that the
+ * Dashboard sessions (README, Dashboard). A session is a database row; its cookie holds a token that the
  * service signs as it signs API keys (`Signer`), naming the row (`sid`) and carrying no `userId`. A session
  * cookie sent as an API key is therefore "signed by the service but not created from the dashboard"
  * (spec §7.2): `/api/tokens` answers 400 `Malformed token: missing userId` and never 200. Ending a

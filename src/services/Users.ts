@@ -1,5 +1,5 @@
 /**
- * The people who log in to the dashboard (issue 5 §1): sign-up with a bound per address, log-in
+ * The people who log in to the dashboard (README, Dashboard): sign-up with a bound per address, log-in
  * with bounds on recent failures per account and address and per address, slowed down as an
  * account's failures grow (bounds in `attempts.ts`); password changes; invitations and
  * password-reset links (`userLinks.ts`). Passwords are hashed with Argon2id.

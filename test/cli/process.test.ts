@@ -1,5 +1,5 @@
 /**
- * The operator CLI and the service as real processes (issue 2): the CLI alone on the data folder,
+ * The operator CLI and the service as real processes (README, Operator CLI): the CLI alone on the data folder,
  * the CLI beside a running service, restarts, crashes and stale locks. Each test has its own
  * data folder and port; every process is killed when its test ends.
  */

@@ -1,5 +1,5 @@
 /**
- * The dashboard in a real browser (issue 5, "Done when"): Debian's Chromium through Playwright
+ * The dashboard in a real browser (README, Dashboard): Debian's Chromium through Playwright
  * signs up, creates a key and copies it, deletes it, tries an image, and logs out, and uses an
  * operator's password-reset link and the change-password form, reads its usage over periods and
  * keys and exports it; axe-core finds no violation on any page, no page is wider than a 390 px

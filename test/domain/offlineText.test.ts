@@ -27,7 +27,7 @@ const busiest: ImageFacts = {
   transparency: "partial"
 }
 
-/** One of each shape the issue lists, with sizes whose digits a text could leak. */
+/** One of each shape the README lists (The offline describer), with sizes whose digits a text could leak. */
 const shapes: ReadonlyArray<readonly [string, ImageFacts]> = [
   ["wide", facts],
   ["tall", { ...facts, width: 667, height: 1000, orientation: "tall" }],

@@ -1,5 +1,5 @@
 /**
- * Issue 6, reliability 3: crash safety. The service process is killed (SIGKILL) at each step of a
+ * Reliability: crash safety (README, Operations: Credits and the database). The service process is killed (SIGKILL) at each step of a
  * request, then restarted on the same database:
  * - after its credit is reserved, while the upload trickles in (the credit is reserved before the
  *   body is read, §5.5);

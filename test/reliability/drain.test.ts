@@ -1,5 +1,5 @@
 /**
- * Issue 6, reliability 1: 200 concurrent valid requests against a balance of 50, the model
+ * Reliability (spec §1, §4.1): 200 concurrent valid requests against a balance of 50, the model
  * answering after a random delay. Exactly 50 succeed and are charged, the other 150 are refused
  * with `no credit left`, the balance ends at 0 and never below, in one process on PGlite or
  * PostgreSQL and in two processes sharing one PostgreSQL database.

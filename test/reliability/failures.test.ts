@@ -1,5 +1,5 @@
 /**
- * Issue 6, reliability 2: failures cost nothing. 1,000 requests through the real OpenAI-compatible
+ * Reliability: failures cost nothing (spec §1). 1,000 requests through the real OpenAI-compatible
  * adapter to a seeded fake model that, for 30% of them, times out, fails with 503 (retried until
  * the deadline), answers unusable JSON, refuses, or rejects the request. Every request gets its
  * spec answer, the credits spent equal the number of 200s, and no failed request has a charge.

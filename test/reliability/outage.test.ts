@@ -1,5 +1,5 @@
 /**
- * Issue 6, reliability 4: a database outage mid-run. The service process reaches PostgreSQL through
+ * Reliability: a database outage mid-run (README, Operations: Credits and the database). The service process reaches PostgreSQL through
  * a TCP proxy owned by the test (the machine's server is shared with other suites and stays up),
  * which is stopped (connections reset and refused) or turned into a blackhole (nothing delivered).
  * Meanwhile requests fail with 500 and `/api/tokens` answers `Server error`; nothing is charged;

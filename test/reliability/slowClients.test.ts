@@ -1,5 +1,5 @@
 /**
- * Issue 6, reliability 6: slow clients. Many connections trickle their bytes (one every 200 ms,
+ * Reliability: slow clients (README, Operations: Slow clients). Many connections trickle their bytes (one every 200 ms,
  * plain or chunked), stall half-way, or send no body at all, against a service process with a
  * short upload deadline (`UPLOAD_TIMEOUT_MS`, README). Each is answered 400 `Bad Request, the body
  * must be multipart/form-data` with the connection closed, uncharged, while normal requests keep

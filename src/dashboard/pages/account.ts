@@ -1,4 +1,4 @@
-/** The Overview page (issue 5 §3): the balance now, the subscription, the account; changing the password. */
+/** The Overview page (README, Dashboard: Overview and Usage): the balance now, the subscription, the account; changing the password. */
 import { Option } from "effect"
 import { formatStatus } from "../../domain/accountStatus.ts"
 import { passwordLength } from "../../domain/credentials.ts"

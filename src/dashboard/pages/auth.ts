@@ -1,6 +1,6 @@
 /**
  * The pages before a session: log-in, sign-up, accepting an operator's invitation, and an
- * operator's password-reset link (issue 5 §1; README, Operator CLI).
+ * operator's password-reset link (README, Dashboard and Operator CLI).
  */
 import { passwordLength } from "../../domain/credentials.ts"
 import { html } from "../html.ts"

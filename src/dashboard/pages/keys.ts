@@ -1,5 +1,5 @@
 /**
- * The API Keys page (issue 5 §2, spec §5): create a key (optional name, an expiry from presets or
+ * The API Keys page (spec §5; README, Dashboard: API keys): create a key (optional name, an expiry from presets or
  * a date), see it once after the redirect with a copy button and first requests to paste, list
  * keys by name, end and id, and delete one after a confirmation.
  */

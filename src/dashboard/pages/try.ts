@@ -1,5 +1,5 @@
 /**
- * The Try it page (issue 5 §4): the describe request of the API, made through the session, so the
+ * The Try it page (README, Dashboard: Try it): the describe request of the API, made through the session, so the
  * key never reaches the browser. Shows the JSON the API returns, or the error it answers.
  */
 import { describeResultJson } from "../../domain/describe.ts"

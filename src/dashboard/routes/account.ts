@@ -1,4 +1,4 @@
-/** The Overview page (issue 5 §3): balance, subscription, keys; the Usage page is `usage.ts`. */
+/** The Overview page (README, Dashboard: Overview and Usage): balance, subscription, keys; the Usage page is `usage.ts`. */
 import { Clock, Effect } from "effect"
 import { AppConfig } from "../../config.ts"
 import { Accounts } from "../../services/Accounts.ts"

@@ -1,4 +1,4 @@
-/** Log-in, sign-up, invitations, password-reset links and log-out (issue 5 §1). */
+/** Log-in, sign-up, invitations, password-reset links and log-out (README, Dashboard). */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
 import type { DashboardUser } from "../../domain/models.ts"

@@ -1,5 +1,5 @@
 /**
- * The API Keys page (issue 5 §2): list, create, confirm and delete. Creating redirects
+ * The API Keys page (spec §5; README, Dashboard: API keys): list, create, confirm and delete. Creating redirects
  * (POST/redirect/GET): the new key waits in the session's `KeyFlash` for the page after the
  * redirect, which shows it once, so a reload neither makes a second key nor shows it again.
  */

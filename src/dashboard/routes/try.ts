@@ -1,5 +1,5 @@
 /**
- * The Try it page (issue 5 §4): the API's describe pipeline, run for the session's account with no
+ * The Try it page (README, Dashboard: Try it): the API's describe pipeline, run for the session's account with no
  * key, so no key ever reaches the browser. A success spends one credit, as on the API.
  */
 import { HttpServerRequest } from "@effect/platform"

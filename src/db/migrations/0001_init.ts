@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * Accounts, API keys, subscriptions, usage and the credit ledger (issue 2 §3, issue 3 §6).
+ * Accounts, API keys, subscriptions, usage and the credit ledger (spec §2.3, §5; README, Operations: Credits and the database).
  * A balance is always explained by the ledger: `accounts.credits` is the ledger's sum, kept in the
  * same transaction as each ledger row; `reserved` counts credits held by requests in flight.
  * `seq` orders ledger and usage rows as they were written (timestamps can be equal).

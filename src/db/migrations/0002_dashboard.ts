@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * The dashboard (issue 5): people who log in to an account, their sessions, and failed log-ins.
+ * The dashboard (README, Dashboard): people who log in to an account, their sessions, and failed log-ins.
  * E-mail addresses are stored normalised (trimmed, lower case), so the unique index is the rule.
  * An invited user has an invitation (hash and expiry) and no password until they accept it.
  * Only hashes of invitation tokens are kept: the database never holds a usable invitation.

@@ -1,5 +1,5 @@
 /**
- * `/healthz`: the process answers. `/readyz`: it can serve (issue 7 §4): the database answers,
+ * `/healthz`: the process answers. `/readyz`: it can serve (README, Operations: Health): the database answers,
  * every migration is applied, a describer is configured, and it is not shutting down.
  */
 import { HttpServerResponse } from "@effect/platform"

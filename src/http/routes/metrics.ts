@@ -1,5 +1,5 @@
 /**
- * `GET /metrics` in Prometheus text format (issue 7 §2). Guarded: with `METRICS_TOKEN` set, a
+ * `GET /metrics` in Prometheus text format (README, Operations: Metrics). Guarded: with `METRICS_TOKEN` set, a
  * scraper sends it as a Bearer token; without, only this machine (loopback) may read it. A request
  * through a reverse proxy on this machine comes from loopback too, on behalf of anyone: one that
  * carries a proxy's header is never taken for local. The router answers this route for `/Metrics`,
