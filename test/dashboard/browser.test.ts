@@ -101,7 +101,7 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
       // Try an image: one credit, through the session.
       yield* step(() => navigateTo(page, "Try it"))
       yield* checkPage(page, "07-try")
-      yield* step(() => page.getByLabel("Image").setInputFiles({ name: "red.jpg", mimeType: "image/jpeg", buffer: Buffer.from(jpeg) }))
+      yield* step(() => page.getByLabel("Image", { exact: true }).setInputFiles({ name: "red.jpg", mimeType: "image/jpeg", buffer: Buffer.from(jpeg) }))
       yield* step(() => page.getByLabel("Language (optional)").fill("fr"))
       yield* step(() => page.getByRole("button", { name: "Describe image" }).click())
       yield* step(() => page.getByRole("heading", { name: "Result" }).waitFor())
@@ -309,5 +309,46 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
       yield* step(() => navigateTo(page, "API reference"))
       expect(page.url()).toBe(`${base}/api/docs`)
       expect(failures).toEqual([])
+    }), 120_000)
+
+  it.scoped.skipIf(chromiumMissing)("Try it keeps its inputs after an error and a success, with request id and credits left, at desktop and phone widths", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const context = yield* browserContext(base)
+      const page = yield* step(() => context.newPage())
+      yield* step(() => page.goto(`${base}/dashboard/signup`))
+      yield* step(() => page.getByLabel("Account name").fill("Trying shop"))
+      yield* step(() => page.getByLabel("E-mail address").fill("trying@example.com"))
+      yield* step(() => page.getByLabel("Password").fill(password))
+      yield* step(() => page.getByRole("button", { name: "Create account" }).click())
+      yield* step(() => page.waitForURL(`${base}/dashboard?done=welcome`))
+      yield* grant(yield* accountOf("trying@example.com"), 4)
+      const typed = { "Language (optional)": "fr", "Keywords (optional)": `beach, "sunset"`, "Context (optional)": "Tom's <towel>", "Schema (optional)": `{"seoTitle":"A title"}` }
+      const inputsKept = Effect.forEach(Object.entries(typed), ([label, value]) =>
+        Effect.map(step(() => page.getByLabel(label).inputValue()), (shown) => expect([label, shown]).toEqual([label, value])))
+      for (const [width, creditsLeft] of [[1280, "3 credits"], [390, "2 credits"]] as const) {
+        yield* step(() => page.setViewportSize({ width, height: 900 }))
+        yield* step(() => page.goto(`${base}/dashboard/try`))
+        // Not an image: refused, every text field still filled in.
+        yield* step(() => page.getByLabel("Image").setInputFiles({ name: "notes.jpg", mimeType: "image/jpeg", buffer: Buffer.from("not an image") }))
+        for (const [label, value] of Object.entries(typed)) yield* step(() => page.getByLabel(label).fill(value))
+        yield* step(() => page.getByRole("button", { name: "Describe image" }).click())
+        yield* step(() => page.getByRole("heading", { name: "The image was not described" }).waitFor())
+        yield* inputsKept
+        expect(yield* step(() => page.locator("#try-status").textContent())).toBe("400")
+        expect(yield* step(() => page.locator("#try-request-id").textContent())).toMatch(/^[0-9a-f-]{36}$/)
+        // A real image, previewed before it is sent: described, still filled in, one credit less.
+        yield* step(() => page.getByLabel("Image", { exact: true }).setInputFiles({ name: "red.jpg", mimeType: "image/jpeg", buffer: Buffer.from(jpeg) }))
+        expect(yield* step(() => page.evaluate<boolean>("(() => { const img = document.getElementById('try-preview'); return !img.hidden && img.src.startsWith('blob:') })()"))).toBe(true)
+        yield* step(() => page.getByRole("button", { name: "Describe image" }).click())
+        yield* step(() => page.getByRole("heading", { name: "Result" }).waitFor())
+        yield* inputsKept
+        expect(yield* step(() => page.locator("#try-status").textContent())).toBe("200")
+        expect(yield* step(() => page.locator("#try-request-id").textContent())).toMatch(/^[0-9a-f-]{36}$/)
+        expect(yield* step(() => page.locator("#try-credits-left").textContent())).toBe(creditsLeft)
+        expect(yield* step(() => page.locator("#try-curl").textContent())).toContain(`--form-string 'context=Tom'\\''s <towel>'`)
+        expect(yield* overflow(page)).toBe(0)
+        yield* checkPage(page, `try-${width}`)
+      }
     }), 120_000)
 })

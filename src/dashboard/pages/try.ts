@@ -91,7 +91,7 @@ export const tryPage = (view: TryView) =>
     <p>Describe an image as <code>POST /api/describe</code> does. A successful request uses one credit (your balance: <strong id="try-balance">${credits(view.balance)}</strong>); a failed one uses none.</p>
     <form method="post" action="${tryAction(view.viewer.csrfToken)}" enctype="multipart/form-data" novalidate>
       ${field({ name: "image", label: "Image", type: "file", required: true, hint: `JPEG, PNG, WebP or GIF, at most ${limits.imageBytes / 1024 / 1024} MB.${view.fields ? " Browsers never fill in a file for you: choose the image again before you send the form again." : ""}`, attributes: html` accept="image/jpeg,image/png,image/webp,image/gif" data-preview="try-preview"` })}
-      <img id="try-preview" alt="The chosen image" hidden>
+      <img id="try-preview" alt="Preview of the chosen file" hidden>
       ${field({ name: "language", value: view.fields?.language, label: "Language (optional)", hint: "A code such as en or pt-BR, or a name such as French. English when empty." })}
       ${field({ name: "keywords", value: view.fields?.keywords, label: "Keywords (optional)", hint: "Comma-separated, for example: beach, sunset." })}
       ${field({ name: "context", value: view.fields?.context, label: "Context (optional)", hint: "Where the image is used, for example: product page of a beach towel.", multiline: true })}
