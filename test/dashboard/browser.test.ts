@@ -351,4 +351,46 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
         yield* checkPage(page, `try-${width}`)
       }
     }), 120_000)
+
+  it.scoped.skipIf(chromiumMissing)("every page, logged out and in, at 1280 and 390 px: no axe-core violation, nothing wider than the screen, a screenshot", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const context = yield* browserContext(base)
+      const page = yield* step(() => context.newPage())
+      const widths = [1280, 390] as const
+      /** Each page at each width, named page-width. */
+      const everyWidth = (name: string, open: Effect.Effect<unknown>) =>
+        Effect.forEach(widths, (width) =>
+          Effect.gen(function* () {
+            yield* step(() => page.setViewportSize({ width, height: 900 }))
+            yield* open
+            expect([name, width, yield* overflow(page)]).toEqual([name, width, 0])
+            yield* checkPage(page, `${name}-${width}`)
+          }), { discard: true })
+      const visit = (path: string) => step(() => page.goto(`${base}${path}`))
+      yield* everyWidth("signup", visit("/dashboard/signup"))
+      yield* step(() => page.getByLabel("Account name").fill("Every page shop"))
+      yield* step(() => page.getByLabel("E-mail address").fill("every@example.com"))
+      yield* step(() => page.getByLabel("Password").fill(password))
+      yield* step(() => page.getByRole("button", { name: "Create account" }).click())
+      yield* step(() => page.waitForURL(`${base}/dashboard?done=welcome`))
+      for (const [name, path] of [["overview", "/dashboard"], ["keys", "/dashboard/keys"], ["usage", "/dashboard/usage"], ["try", "/dashboard/try"], ["password", "/dashboard/password"], ["api-docs", "/api/docs"]] as const) {
+        yield* everyWidth(name, visit(path))
+      }
+      yield* everyWidth("key-created", Effect.gen(function* () {
+        yield* visit("/dashboard/keys")
+        yield* step(() => page.getByRole("button", { name: "Create key" }).click())
+        yield* step(() => page.getByLabel("New API key", { exact: true }).waitFor())
+      }))
+      const { url } = yield* runCommand({ _tag: "UserResetLink", email: "every@example.com" }).pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Struct({ url: Schema.String }))),
+        Effect.orDie
+      )
+      yield* visit("/dashboard")
+      yield* step(() => page.getByRole("button", { name: "Log out" }).click())
+      yield* step(() => page.getByText("You have logged out.").waitFor())
+      yield* everyWidth("login", visit("/dashboard/login"))
+      yield* everyWidth("forgot-password", visit("/dashboard/forgot-password"))
+      yield* everyWidth("reset-password", visit(`${new URL(url).pathname}${new URL(url).search}`))
+    }), 180_000)
 })
