@@ -106,7 +106,7 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
       yield* step(() => page.getByRole("button", { name: "Describe image" }).click())
       yield* step(() => page.getByRole("heading", { name: "Result" }).waitFor())
       expect(yield* step(() => page.evaluate<string>("document.activeElement.id"))).toBe("outcome-title")
-      expect(yield* step(() => page.locator("pre").textContent())).toContain("\"alt_text\"")
+      expect(yield* step(() => page.getByLabel("Result as JSON").textContent())).toContain("\"alt_text\"")
       expect(yield* step(() => page.locator("#try-balance").textContent())).toBe("2 credits")
       expect(yield* balanceOf(accountId)).toBe(2)
       yield* checkPage(page, "08-try-result")
