@@ -1,7 +1,7 @@
 /**
  * The dashboard's only static files, served from memory: a style sheet, the favicon, and the copy
  * button's script. Pages work without the script (a key, an account id or a snippet is text to select); with
- * it, a button copies it and says so in a live region. No inline style or script anywhere, so the
+ * it, a button copies it and says so in a live region, and Try it previews the chosen image. No inline style or script anywhere, so the
  * Content-Security-Policy can forbid both.
  */
 
@@ -83,6 +83,11 @@ tbody th { font-weight: 400; }
 .muted { color: var(--muted); }
 .warning { border-left: 6px solid var(--danger); padding: 0.5rem 1rem; }
 .actions { display: flex; flex-wrap: wrap; align-items: center; gap: 1rem; }
+.try-facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; margin: 1rem 0; }
+.try-facts dt { font-weight: 600; }
+.try-facts dd { margin: 0; overflow-wrap: anywhere; }
+#try-preview { display: block; max-width: 100%; max-height: 16rem; margin: 0 0 1rem; border: 1px solid var(--border); }
+#try-preview[hidden] { display: none; }
 pre { background: var(--surface); padding: 1rem; overflow-x: auto; white-space: pre-wrap; word-break: break-word; }
 code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.95rem; }
 .usage-controls { display: flex; flex-wrap: wrap; align-items: center; gap: 0.75rem 2rem; margin: 1rem 0 0.5rem; }
@@ -138,6 +143,17 @@ document.querySelectorAll("button[data-copy]").forEach(function (button) {
       function () { status.textContent = what + " copied to the clipboard."; },
       function () { selectAll(source); status.textContent = "Copying failed: the text is selected, copy it with your keyboard."; }
     );
+  });
+});
+/* Try it: the chosen file, shown before it is sent (a local blob: URL; nothing leaves the browser). */
+document.querySelectorAll("input[type=file][data-preview]").forEach(function (input) {
+  var preview = document.getElementById(input.dataset.preview);
+  if (!preview || !window.URL) return;
+  input.addEventListener("change", function () {
+    if (preview.src) URL.revokeObjectURL(preview.src);
+    var file = input.files && input.files[0];
+    preview.hidden = !file;
+    if (file) preview.src = URL.createObjectURL(file); else preview.removeAttribute("src");
   });
 });
 `

@@ -16,7 +16,7 @@ export const htmlPage = (body: Html, status = 200) =>
 export const seeOther = (location: string) => HttpServerResponse.redirect(location, { status: 303 })
 
 /** HTTPS directly, or through a proxy that says so. */
-const overHttps = (request: HttpServerRequest.HttpServerRequest) =>
+export const overHttps = (request: HttpServerRequest.HttpServerRequest) =>
   request.headers["x-forwarded-proto"] === "https" || request.originalUrl.startsWith("https:")
 
 /**
@@ -69,14 +69,15 @@ export const queryParam = (name: string) =>
   })
 
 /**
- * On every dashboard response: no inline script or style, no framing, a referrer only for this
+ * On every dashboard response: no inline script or style (images: this site's, and `blob:` for the
+ * Try it preview of a chosen file), no framing, a referrer only for this
  * site (a Try it form's address carries its token; `no-referrer` would make posts' `Origin`
  * `null`), and pages never cached (one shows a new key).
  */
 export const securityHeaders = (response: HttpServerResponse.HttpServerResponse) =>
   HttpServerResponse.setHeaders(response, {
     "content-security-policy":
-      "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' blob:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     "x-content-type-options": "nosniff",
     "x-frame-options": "DENY",
     "referrer-policy": "same-origin",

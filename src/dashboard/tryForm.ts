@@ -5,6 +5,7 @@
  * means `No file uploaded`, as the API answers a request without them.
  */
 import type { DescribeForm, FormText } from "../domain/describeForm.ts"
+import type { TryFields } from "./tryCurl.ts"
 
 const filled = (field: FormText | undefined) => (field === undefined || field.text.trim() === "" ? undefined : field)
 
@@ -15,4 +16,12 @@ export const blankFieldsAbsent = (form: DescribeForm): DescribeForm => ({
   keywords: filled(form.keywords),
   context: filled(form.context),
   language: filled(form.language)
+})
+
+/** The text fields as typed, to fill the form again and write the curl command. */
+export const typedFields = (form: DescribeForm): TryFields => ({
+  language: form.language?.text,
+  keywords: form.keywords?.text,
+  context: form.context?.text,
+  schema: form.schema?.text
 })

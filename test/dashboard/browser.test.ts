@@ -101,12 +101,12 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
       // Try an image: one credit, through the session.
       yield* step(() => navigateTo(page, "Try it"))
       yield* checkPage(page, "07-try")
-      yield* step(() => page.getByLabel("Image").setInputFiles({ name: "red.jpg", mimeType: "image/jpeg", buffer: Buffer.from(jpeg) }))
+      yield* step(() => page.getByLabel("Image", { exact: true }).setInputFiles({ name: "red.jpg", mimeType: "image/jpeg", buffer: Buffer.from(jpeg) }))
       yield* step(() => page.getByLabel("Language (optional)").fill("fr"))
       yield* step(() => page.getByRole("button", { name: "Describe image" }).click())
       yield* step(() => page.getByRole("heading", { name: "Result" }).waitFor())
       expect(yield* step(() => page.evaluate<string>("document.activeElement.id"))).toBe("outcome-title")
-      expect(yield* step(() => page.locator("pre").textContent())).toContain("\"alt_text\"")
+      expect(yield* step(() => page.getByLabel("Result as JSON").textContent())).toContain("\"alt_text\"")
       expect(yield* step(() => page.locator("#try-balance").textContent())).toBe("2 credits")
       expect(yield* balanceOf(accountId)).toBe(2)
       yield* checkPage(page, "08-try-result")
@@ -310,4 +310,87 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
       expect(page.url()).toBe(`${base}/api/docs`)
       expect(failures).toEqual([])
     }), 120_000)
+
+  it.scoped.skipIf(chromiumMissing)("Try it keeps its inputs after an error and a success, with request id and credits left, at desktop and phone widths", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const context = yield* browserContext(base)
+      const page = yield* step(() => context.newPage())
+      yield* step(() => page.goto(`${base}/dashboard/signup`))
+      yield* step(() => page.getByLabel("Account name").fill("Trying shop"))
+      yield* step(() => page.getByLabel("E-mail address").fill("trying@example.com"))
+      yield* step(() => page.getByLabel("Password").fill(password))
+      yield* step(() => page.getByRole("button", { name: "Create account" }).click())
+      yield* step(() => page.waitForURL(`${base}/dashboard?done=welcome`))
+      yield* grant(yield* accountOf("trying@example.com"), 4)
+      const typed = { "Language (optional)": "fr", "Keywords (optional)": `beach, "sunset"`, "Context (optional)": "Tom's <towel>", "Schema (optional)": `{"seoTitle":"A title"}` }
+      const inputsKept = Effect.forEach(Object.entries(typed), ([label, value]) =>
+        Effect.map(step(() => page.getByLabel(label).inputValue()), (shown) => expect([label, shown]).toEqual([label, value])))
+      for (const [width, creditsLeft] of [[1280, "3 credits"], [390, "2 credits"]] as const) {
+        yield* step(() => page.setViewportSize({ width, height: 900 }))
+        yield* step(() => page.goto(`${base}/dashboard/try`))
+        // Not an image: refused, every text field still filled in.
+        yield* step(() => page.getByLabel("Image").setInputFiles({ name: "notes.jpg", mimeType: "image/jpeg", buffer: Buffer.from("not an image") }))
+        for (const [label, value] of Object.entries(typed)) yield* step(() => page.getByLabel(label).fill(value))
+        yield* step(() => page.getByRole("button", { name: "Describe image" }).click())
+        yield* step(() => page.getByRole("heading", { name: "The image was not described" }).waitFor())
+        yield* inputsKept
+        expect(yield* step(() => page.locator("#try-status").textContent())).toBe("400")
+        expect(yield* step(() => page.locator("#try-request-id").textContent())).toMatch(/^[0-9a-f-]{36}$/)
+        // A real image, previewed before it is sent: described, still filled in, one credit less.
+        yield* step(() => page.getByLabel("Image", { exact: true }).setInputFiles({ name: "red.jpg", mimeType: "image/jpeg", buffer: Buffer.from(jpeg) }))
+        expect(yield* step(() => page.evaluate<boolean>("(() => { const img = document.getElementById('try-preview'); return !img.hidden && img.src.startsWith('blob:') })()"))).toBe(true)
+        yield* step(() => page.getByRole("button", { name: "Describe image" }).click())
+        yield* step(() => page.getByRole("heading", { name: "Result" }).waitFor())
+        yield* inputsKept
+        expect(yield* step(() => page.locator("#try-status").textContent())).toBe("200")
+        expect(yield* step(() => page.locator("#try-request-id").textContent())).toMatch(/^[0-9a-f-]{36}$/)
+        expect(yield* step(() => page.locator("#try-credits-left").textContent())).toBe(creditsLeft)
+        expect(yield* step(() => page.locator("#try-curl").textContent())).toContain(`--form-string 'context=Tom'\\''s <towel>'`)
+        expect(yield* overflow(page)).toBe(0)
+        yield* checkPage(page, `try-${width}`)
+      }
+    }), 120_000)
+
+  it.scoped.skipIf(chromiumMissing)("every page, logged out and in, at 1280 and 390 px: no axe-core violation, nothing wider than the screen, a screenshot", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const context = yield* browserContext(base)
+      const page = yield* step(() => context.newPage())
+      const widths = [1280, 390] as const
+      /** Each page at each width, named page-width. */
+      const everyWidth = (name: string, open: Effect.Effect<unknown>) =>
+        Effect.forEach(widths, (width) =>
+          Effect.gen(function* () {
+            yield* step(() => page.setViewportSize({ width, height: 900 }))
+            yield* open
+            expect([name, width, yield* overflow(page)]).toEqual([name, width, 0])
+            yield* checkPage(page, `${name}-${width}`)
+          }), { discard: true })
+      const visit = (path: string) => step(() => page.goto(`${base}${path}`))
+      yield* everyWidth("signup", visit("/dashboard/signup"))
+      yield* step(() => page.getByLabel("Account name").fill("Every page shop"))
+      yield* step(() => page.getByLabel("E-mail address").fill("every@example.com"))
+      yield* step(() => page.getByLabel("Password").fill(password))
+      yield* step(() => page.getByRole("button", { name: "Create account" }).click())
+      yield* step(() => page.waitForURL(`${base}/dashboard?done=welcome`))
+      for (const [name, path] of [["overview", "/dashboard"], ["keys", "/dashboard/keys"], ["usage", "/dashboard/usage"], ["try", "/dashboard/try"], ["password", "/dashboard/password"], ["api-docs", "/api/docs"]] as const) {
+        yield* everyWidth(name, visit(path))
+      }
+      yield* everyWidth("key-created", Effect.gen(function* () {
+        yield* visit("/dashboard/keys")
+        yield* step(() => page.getByRole("button", { name: "Create key" }).click())
+        yield* step(() => page.getByLabel("New API key", { exact: true }).waitFor())
+      }))
+      const { url } = yield* runCommand({ _tag: "UserResetLink", email: "every@example.com" }).pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Struct({ url: Schema.String }))),
+        Effect.orDie
+      )
+      yield* visit("/dashboard")
+      yield* step(() => page.getByRole("button", { name: "Log out" }).click())
+      yield* step(() => page.getByText("You have logged out.").waitFor())
+      yield* everyWidth("login", visit("/dashboard/login"))
+      yield* everyWidth("forgot-password", visit("/dashboard/forgot-password"))
+      yield* everyWidth("reset-password", visit(`${new URL(url).pathname}${new URL(url).search}`))
+    }), 180_000)
 })

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel } from "effect"
 import { Credits } from "../../src/services/Credits.ts"
@@ -20,6 +21,32 @@ const tryImage = (browser: Visitor, form: DescribeForm, action?: string) =>
     const page = yield* browser.get("/dashboard/try")
     return yield* browser.postBody(action ?? actionOf(page.body), formData(form))
   })
+
+/** A page's text, as a browser shows it. */
+const unescaped = (text: string) =>
+  text.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", "\"").replaceAll("&#39;", "'").replaceAll("&amp;", "&")
+
+const curlOf = (page: string) => unescaped(/<pre id="try-curl"[^>]*><code>([^<]*)<\/code><\/pre>/.exec(page)?.[1] ?? "")
+
+/** Text fields with every character HTML and the shell treat specially. */
+const typed = {
+  language: "fr",
+  keywords: `beach, "sunset"`,
+  // A form sends a line break as CRLF (multipart/form-data), so the service sees and keeps "\r\n".
+  context: "Tom's <towel> & co\r\nsecond line",
+  schema: `{"seoTitle":"A title"}`
+}
+
+/** Each field is back in the form, escaped, as typed. */
+const refilled = (page: string) =>
+  onPage(
+    page,
+    `id="field-language" name="language" aria-describedby="field-language-hint" type="text" value="fr"`,
+    `id="field-keywords" name="keywords" aria-describedby="field-keywords-hint" type="text" value="beach, &quot;sunset&quot;"`,
+    `rows="4">Tom&#39;s &lt;towel&gt; &amp; co\r\nsecond line</textarea>`,
+    `rows="4">{&quot;seoTitle&quot;:&quot;A title&quot;}</textarea>`,
+    "Browsers never fill in a file for you"
+  )
 
 const funded = (email: string, credits: number) =>
   Effect.gen(function* () {
@@ -55,6 +82,54 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
       const refused = yield* tryImage(broke.browser, { image: jpeg })
       expect(refused.status).toBe(401)
       onPage(refused.body, "Unauthorized, no credit left")
+    }))
+
+  it.effect("after a success and after an error the form is filled in again, with status, request id, describer and credits left", () =>
+    Effect.gen(function* () {
+      const { browser } = yield* funded("try-keep@example.com", 2)
+      const success = yield* tryImage(browser, { image: jpeg, ...typed })
+      expect(success.status).toBe(200)
+      refilled(success.body)
+      const requestId = success.headers.get("x-request-id") ?? "none"
+      onPage(success.body, `<dt>Status</dt><dd id="try-status"><code>200</code></dd>`,
+        `<dt>Request id</dt><dd id="try-request-id"><code>${requestId}</code></dd>`,
+        `<dt>Describer</dt><dd><code>scripted</code></dd>`, `<dt>Credits left</dt><dd id="try-credits-left">1 credit</dd>`)
+      const failure = yield* tryImage(browser, { image: "not an image", ...typed })
+      expect(failure.status).toBe(400)
+      refilled(failure.body)
+      onPage(failure.body, `<dd id="try-status"><code>400</code></dd>`,
+        `<dd id="try-request-id"><code>${failure.headers.get("x-request-id") ?? "none"}</code></dd>`,
+        `<dd id="try-credits-left">1 credit</dd>`)
+      const blank = yield* browser.get("/dashboard/try")
+      expect(blank.body).not.toContain("Browsers never fill in a file for you")
+      expect(blank.body).toContain(`id="field-language" name="language" aria-describedby="field-language-hint" type="text">`)
+    }))
+
+  it.effect("copy as curl: the request just made, each value in single quotes, a quote inside written '\\''", () =>
+    Effect.gen(function* () {
+      const { browser } = yield* funded("try-curl@example.com", 1)
+      const answer = yield* tryImage(browser, { image: jpeg, ...typed })
+      const command = curlOf(answer.body)
+      expect(command).toBe(
+        `curl 'https://images.example.com/api/describe' \\
+  -H "Authorization: Bearer $API_KEY" \\
+  -F image=@FILE \\
+  --form-string 'language=fr' \\
+  --form-string 'keywords=beach, "sunset"' \\
+  --form-string 'context=Tom'\\''s <towel> & co\r
+second line' \\
+  --form-string 'schema={"seoTitle":"A title"}'`
+      )
+      onPage(answer.body, `data-copy="try-curl"`)
+      // A shell reads back exactly the values typed (curl replaced by a function printing its arguments).
+      const words = execFileSync("sh", ["-c", `curl() { printf '%s\\0' "$@"; }; API_KEY=imd_k; ${command}`]).toString().split("\0")
+      expect(words.slice(0, -1)).toEqual([
+        "https://images.example.com/api/describe", "-H", "Authorization: Bearer imd_k", "-F", "image=@FILE",
+        "--form-string", "language=fr", "--form-string", `keywords=${typed.keywords}`,
+        "--form-string", `context=${typed.context}`, "--form-string", `schema=${typed.schema}`
+      ])
+      const first = yield* browser.get("/dashboard/try")
+      expect(curlOf(first.body)).toBe(`curl 'https://images.example.com/api/describe' \\\n  -H "Authorization: Bearer $API_KEY" \\\n  -F image=@FILE`)
     }))
 
   it.effect("CSRF: without the session's token in the form's address, nothing is read or spent", () =>

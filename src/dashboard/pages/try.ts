@@ -8,7 +8,9 @@ import type { Described } from "../../services/describeImage.ts"
 import type { DescriberKind } from "../../services/Describer.ts"
 import { credits } from "../format.ts"
 import { html } from "../html.ts"
-import { field } from "./components.ts"
+import { tryCurl } from "../tryCurl.ts"
+import type { TryFields } from "../tryCurl.ts"
+import { copyButton, field } from "./components.ts"
 import { page, paths } from "./layout.ts"
 import type { Viewer } from "./layout.ts"
 
@@ -21,16 +23,32 @@ export interface TryView {
   readonly result?: Described | undefined
   /** What the API would have answered instead. */
   readonly failure?: { readonly status: number; readonly message: string } | undefined
+  /** The text fields last sent, to fill the form again. */
+  readonly fields?: TryFields | undefined
+  /** Where the API is reached, for the curl command. */
+  readonly origin: string
+  /** This page's own answer: its status and `X-Request-Id` (README, Operations). */
+  readonly outcome: { readonly status: number; readonly requestId: string | null }
 }
 
 /** Multipart bodies are read by the describe pipeline, which sees only its own fields: the CSRF token rides in the URL. */
 export const tryAction = (csrfToken: string) => `${paths.try}?csrf=${encodeURIComponent(csrfToken)}`
+
+/** What a support request needs: the status, the request id, the describer and the balance after. */
+const facts = (view: TryView) =>
+  html`<dl class="try-facts">
+      <dt>Status</dt><dd id="try-status"><code>${view.outcome.status}</code></dd>
+      ${view.outcome.requestId && html`<dt>Request id</dt><dd id="try-request-id"><code>${view.outcome.requestId}</code></dd>`}
+      <dt>Describer</dt><dd><code>${view.result?.describer ?? view.describer}</code></dd>
+      <dt>Credits left</dt><dd id="try-credits-left">${credits(view.balance)}</dd>
+    </dl>`
 
 const outcome = (view: TryView) => {
   if (view.failure) {
     return html`<section class="error-summary" role="alert" aria-labelledby="outcome-title">
       <h2 id="outcome-title" tabindex="-1" autofocus>The image was not described</h2>
       <p>The API answers <code>${view.failure.status}</code> with <code>${JSON.stringify({ error: view.failure.message })}</code>. No credit was used.</p>
+      ${facts(view)}
     </section>`
   }
   return view.result && html`<section class="result" aria-labelledby="outcome-title">
@@ -38,6 +56,7 @@ const outcome = (view: TryView) => {
       <p role="status">Described, using one credit. Your balance is now <strong>${credits(view.balance)}</strong>.</p>
       <p>Written in <code>${view.result.language}</code> by the <code>${view.result.describer}</code> describer (the API sends these as the <code>Content-Language</code> and <code>X-Describer</code> headers).</p>
       <pre tabindex="0" aria-label="Result as JSON"><code>${describeResultJson(view.result.entries, "  ")}</code></pre>
+      ${facts(view)}
     </section>`
 }
 
@@ -53,19 +72,31 @@ const describerNote = (describer: DescriberKind) =>
     </div>`
     : html`<p id="describer">Images are described by the AI model this service is configured with (<code>${describer}</code>).</p>`
 
+/** The same request from a terminal, with the fields filled in as last sent. */
+const curlCommand = (view: TryView) =>
+  html`<section aria-labelledby="curl-title">
+      <h2 id="curl-title">The same request with curl</h2>
+      <p>Replace <code>FILE</code> with the path of your image and set <code>API_KEY</code> to one of your keys.</p>
+      <pre id="try-curl" tabindex="0" aria-label="curl command"><code>${tryCurl(view.origin, view.fields ?? {})}</code></pre>
+      ${copyButton("try-curl", "Copy as curl", "The curl command")}
+    </section>`
+
 export const tryPage = (view: TryView) =>
   page({
     title: "Try it",
+    script: true,
     viewer: view.viewer,
     body: html`${outcome(view)}
     ${describerNote(view.describer)}
     <p>Describe an image as <code>POST /api/describe</code> does. A successful request uses one credit (your balance: <strong id="try-balance">${credits(view.balance)}</strong>); a failed one uses none.</p>
     <form method="post" action="${tryAction(view.viewer.csrfToken)}" enctype="multipart/form-data" novalidate>
-      ${field({ name: "image", label: "Image", type: "file", required: true, hint: `JPEG, PNG, WebP or GIF, at most ${limits.imageBytes / 1024 / 1024} MB.`, attributes: html` accept="image/jpeg,image/png,image/webp,image/gif"` })}
-      ${field({ name: "language", label: "Language (optional)", hint: "A code such as en or pt-BR, or a name such as French. English when empty." })}
-      ${field({ name: "keywords", label: "Keywords (optional)", hint: "Comma-separated, for example: beach, sunset." })}
-      ${field({ name: "context", label: "Context (optional)", hint: "Where the image is used, for example: product page of a beach towel.", multiline: true })}
-      ${field({ name: "schema", label: "Schema (optional)", hint: "A JSON object of field names and what to write for each, for example {\"seoTitle\": \"A title for search engines\"}. Title, alternative text and caption when empty.", multiline: true })}
+      ${field({ name: "image", label: "Image", type: "file", required: true, hint: `JPEG, PNG, WebP or GIF, at most ${limits.imageBytes / 1024 / 1024} MB.${view.fields ? " Browsers never fill in a file for you: choose the image again before you send the form again." : ""}`, attributes: html` accept="image/jpeg,image/png,image/webp,image/gif" data-preview="try-preview"` })}
+      <img id="try-preview" alt="Preview of the chosen file" hidden>
+      ${field({ name: "language", value: view.fields?.language, label: "Language (optional)", hint: "A code such as en or pt-BR, or a name such as French. English when empty." })}
+      ${field({ name: "keywords", value: view.fields?.keywords, label: "Keywords (optional)", hint: "Comma-separated, for example: beach, sunset." })}
+      ${field({ name: "context", value: view.fields?.context, label: "Context (optional)", hint: "Where the image is used, for example: product page of a beach towel.", multiline: true })}
+      ${field({ name: "schema", value: view.fields?.schema, label: "Schema (optional)", hint: "A JSON object of field names and what to write for each, for example {\"seoTitle\": \"A title for search engines\"}. Title, alternative text and caption when empty.", multiline: true })}
       <button type="submit">Describe image</button>
-    </form>`
+    </form>
+    ${curlCommand(view)}`
   })
