@@ -16,6 +16,7 @@ import { note } from "../requestNotes.ts"
 import { Credits, type Outcome } from "./Credits.ts"
 import { Describer, type DescriberKind } from "./Describer.ts"
 import { Images } from "./Images.ts"
+import type { AccountId, KeyId } from "../domain/ids.ts"
 
 /** A success: the values in the requested order (§2.1), and who wrote them in which language. */
 export interface Described {
@@ -103,8 +104,8 @@ const outcomeOf = (exit: Exit.Exit<unknown, DescribeError>): Outcome =>
  * the scope's.
  */
 export const describeImage = <R>(caller: {
-  readonly accountId: string
-  readonly keyId: string | null
+  readonly accountId: AccountId
+  readonly keyId: KeyId | null
   readonly form: Effect.Effect<DescribeForm, FormError, R>
 }) =>
   Effect.flatMap(Credits, (credits) =>
