@@ -13,6 +13,7 @@ import { ApiKeys } from "../services/ApiKeys.ts"
 import { Credits } from "../services/Credits.ts"
 import { Users } from "../services/Users.ts"
 import { dayMillis } from "../domain/time.ts"
+import { decodeAccountId, decodeKeyId } from "../domain/ids.ts"
 import { accountView, type AdminCommand, keyView, SubscriptionJson } from "./adminCommand.ts"
 
 const defaultKeyLifetimeDays = 365
@@ -24,7 +25,7 @@ const validEmail = (email: string) =>
 /** The id of the account `ref` names: its id as given, or the one account with that e-mail address. */
 const accountIdOf = (ref: string) =>
   Effect.gen(function* () {
-    if (!ref.includes("@")) return ref
+    if (!ref.includes("@")) return yield* decodeAccountId(ref)
     const found = yield* Effect.flatMap(Accounts, (accounts) => Effect.flatMap(validEmail(ref), (email) => accounts.list({ email })))
     if (found.length > 1) {
       return yield* new InvalidCommand({ message: `${found.length} accounts have the e-mail address ${ref}: give the account's id` })
@@ -154,7 +155,7 @@ export const runCommand = (command: AdminCommand) =>
       case "KeyList":
         return (yield* keys.list(yield* accountIdOf(command.accountId))).map((key) => keyView(key, now))
       case "KeyDelete":
-        return yield* keys.remove(command.keyId).pipe(Effect.as({ id: command.keyId, deleted: true }))
+        return yield* decodeKeyId(command.keyId).pipe(Effect.flatMap(keys.remove), Effect.as({ id: command.keyId, deleted: true }))
       case "SubscriptionSet": {
         const accountId = yield* accountIdOf(command.accountId)
         const subscription = new Subscription({

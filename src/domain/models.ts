@@ -1,8 +1,9 @@
 /** Rows of the database as the services return them (spec §2.3 names the fields). */
 import { Schema } from "effect"
+import { AccountId, KeyId } from "./ids.ts"
 
 export class Account extends Schema.Class<Account>("Account")({
-  id: Schema.UUID,
+  id: AccountId,
   name: Schema.String,
   email: Schema.NullOr(Schema.String),
   registeredAt: Schema.DateFromSelf,
@@ -11,8 +12,8 @@ export class Account extends Schema.Class<Account>("Account")({
 }) {}
 
 export class ApiKey extends Schema.Class<ApiKey>("ApiKey")({
-  id: Schema.UUID,
-  accountId: Schema.UUID,
+  id: KeyId,
+  accountId: AccountId,
   name: Schema.NullOr(Schema.String),
   createdAt: Schema.DateFromSelf,
   expiredAt: Schema.DateFromSelf,
@@ -45,7 +46,7 @@ export class LedgerEntry extends Schema.Class<LedgerEntry>("LedgerEntry")({
  */
 export class Usage extends Schema.Class<Usage>("Usage")({
   id: Schema.UUID,
-  keyId: Schema.NullOr(Schema.UUID),
+  keyId: Schema.NullOr(KeyId),
   createdAt: Schema.DateFromSelf,
   state: Schema.Literal("reserved", "charged", "released", "refused"),
   status: Schema.NullOr(Schema.Number),
@@ -55,7 +56,7 @@ export class Usage extends Schema.Class<Usage>("Usage")({
 /** A person who logs in to an account's dashboard (README, Dashboard); the address is stored normalised. */
 export class DashboardUser extends Schema.Class<DashboardUser>("DashboardUser")({
   id: Schema.UUID,
-  accountId: Schema.UUID,
+  accountId: AccountId,
   email: Schema.String
 }) {}
 
@@ -63,7 +64,7 @@ export class DashboardUser extends Schema.Class<DashboardUser>("DashboardUser")(
 export class Session extends Schema.Class<Session>("Session")({
   id: Schema.UUID,
   userId: Schema.UUID,
-  accountId: Schema.UUID,
+  accountId: AccountId,
   email: Schema.String,
   csrfToken: Schema.String,
   expiresAt: Schema.DateFromSelf

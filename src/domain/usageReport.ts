@@ -1,5 +1,6 @@
 /** What the dashboard's Usage page reports (README, Dashboard: Overview and Usage): rows, and the pure shaping of its charts. */
 import { Schema } from "effect"
+import { KeyId } from "./ids.ts"
 import { Usage } from "./models.ts"
 import { dayMillis } from "./time.ts"
 
@@ -12,7 +13,7 @@ export class DayCount extends Schema.Class<DayCount>("DayCount")({
 
 /** Requests of one key; no key is the dashboard's Try it page. */
 export class KeyCount extends Schema.Class<KeyCount>("KeyCount")({
-  keyId: Schema.NullOr(Schema.UUID),
+  keyId: Schema.NullOr(KeyId),
   keyName: Schema.NullOr(Schema.String),
   deleted: Schema.Boolean,
   requests: Schema.Number,
@@ -21,7 +22,7 @@ export class KeyCount extends Schema.Class<KeyCount>("KeyCount")({
 
 export class RecentRequest extends Schema.Class<RecentRequest>("RecentRequest")({
   createdAt: Schema.DateFromSelf,
-  keyId: Schema.NullOr(Schema.UUID),
+  keyId: Schema.NullOr(KeyId),
   keyName: Schema.NullOr(Schema.String),
   state: Usage.fields.state,
   status: Schema.NullOr(Schema.Number),
@@ -42,13 +43,14 @@ export const rangeOf = (param: string | undefined): UsageRange =>
  * Whose requests the page shows: every key's, or one key's (`null` is the dashboard's Try it).
  * In the address: absent (all), `dashboard`, or a key id.
  */
-export type KeyScope = { readonly all: true } | { readonly all: false; readonly keyId: string | null }
+export type KeyScope = { readonly all: true } | { readonly all: false; readonly keyId: KeyId | null }
 export const allKeys: KeyScope = { all: true }
 
 /** The scope a `key` parameter asks for, if it is one of `known` (the account's keys); otherwise all. */
-export const keyScopeOf = (param: string | undefined, known: ReadonlyArray<string | null>): KeyScope => {
-  const keyId = param === "dashboard" ? null : param
-  return keyId !== undefined && known.includes(keyId) ? { all: false, keyId } : allKeys
+export const keyScopeOf = (param: string | undefined, known: ReadonlyArray<KeyId | null>): KeyScope => {
+  const wanted = param === "dashboard" ? null : param
+  const keyId = known.find((id) => id === wanted)
+  return wanted !== undefined && keyId !== undefined ? { all: false, keyId } : allKeys
 }
 
 export const keyScopeParam = (scope: KeyScope) => (scope.all ? undefined : scope.keyId ?? "dashboard")

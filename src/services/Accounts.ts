@@ -3,6 +3,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Clock, Effect, Option, Schema } from "effect"
 import { AccountNotFound } from "../domain/errors.ts"
 import { Account, Subscription } from "../domain/models.ts"
+import { AccountId } from "../domain/ids.ts"
 
 export interface NewAccount {
   readonly name: string
@@ -18,15 +19,15 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
     const sql = yield* SqlClient.SqlClient
 
     const findRow = SqlSchema.findOne({
-      Request: Schema.UUID,
+      Request: AccountId,
       Result: Account,
       execute: (id) =>
         sql`SELECT id, name, email, registered_at, credits FROM accounts WHERE id = ${id} AND deleted_at IS NULL`
     })
 
-    /** Fails with `AccountNotFound` for an unknown, deleted or malformed id. */
-    const find = (id: string) =>
-      (Schema.is(Schema.UUID)(id) ? findRow(id) : Effect.succeed(Option.none())).pipe(
+    /** Fails with `AccountNotFound` for an unknown or deleted id. */
+    const find = (id: AccountId) =>
+      findRow(id).pipe(
         Effect.orDie,
         Effect.flatMap(Option.match({ onNone: () => new AccountNotFound(), onSome: Effect.succeed })),
         Effect.withSpan("Accounts.find")
@@ -34,7 +35,7 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
 
     const create = (account: NewAccount) =>
       Effect.gen(function* () {
-        const id = crypto.randomUUID()
+        const id = AccountId.make(crypto.randomUUID())
         const registeredAt = new Date(yield* Clock.currentTimeMillis)
         yield* sql`INSERT INTO accounts ${sql.insert({ id, name: account.name, email: account.email ?? null, registeredAt })}`
         return new Account({ id, name: account.name, email: account.email ?? null, registeredAt, credits: 0 })
@@ -55,7 +56,7 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
       listRows(filter.email ?? null).pipe(Effect.orDie, Effect.withSpan("Accounts.list"))
 
     /** Soft delete: the ledger and usage stay explainable; keys of the account answer 404 (§7.2). */
-    const remove = (id: string) =>
+    const remove = (id: AccountId) =>
       find(id).pipe(
         Effect.zipRight(Clock.currentTimeMillis),
         Effect.flatMap((now) => sql`UPDATE accounts SET deleted_at = ${new Date(now)} WHERE id = ${id}`.pipe(Effect.orDie)),
@@ -70,10 +71,10 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
         sql`SELECT plan_name, plan_description, status, renews_at, ends_at FROM subscriptions WHERE account_id = ${id}`
     })
 
-    const subscription = (accountId: string) =>
+    const subscription = (accountId: AccountId) =>
       findSubscription(accountId).pipe(Effect.orDie, Effect.withSpan("Accounts.subscription"))
 
-    const setSubscription = (accountId: string, value: Subscription) =>
+    const setSubscription = (accountId: AccountId, value: Subscription) =>
       Effect.gen(function* () {
         yield* find(accountId)
         const row = { accountId, ...value, updatedAt: new Date(yield* Clock.currentTimeMillis) }
@@ -83,7 +84,7 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
             renews_at = EXCLUDED.renews_at, ends_at = EXCLUDED.ends_at, updated_at = EXCLUDED.updated_at`.pipe(Effect.orDie)
       }).pipe(Effect.withSpan("Accounts.setSubscription"))
 
-    const clearSubscription = (accountId: string) =>
+    const clearSubscription = (accountId: AccountId) =>
       find(accountId).pipe(
         Effect.zipRight(sql`DELETE FROM subscriptions WHERE account_id = ${accountId}`.pipe(Effect.orDie)),
         Effect.asVoid,

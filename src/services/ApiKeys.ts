@@ -10,13 +10,14 @@ import { AccountNotFound, ApiKeyInvalid, ApiKeyMalformed, ApiKeyMissing, ApiKeyR
 import { Account, ApiKey } from "../domain/models.ts"
 import { Accounts } from "./Accounts.ts"
 import { Signer } from "./Signer.ts"
+import { AccountId, KeyId } from "../domain/ids.ts"
 
 export interface NewKey {
   readonly name?: string | undefined
   readonly expiredAt: Date
 }
 
-const Claims = Schema.Struct({ userId: Schema.String, jti: Schema.UUID })
+const Claims = Schema.Struct({ userId: Schema.String, jti: KeyId })
 
 /** Before every key made since it was introduced; keys made before have none and keep working. */
 export const keyPrefix = "imd_"
@@ -40,10 +41,10 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
     const signer = yield* Signer
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
-    const create = (accountId: string, key: NewKey) =>
+    const create = (accountId: AccountId, key: NewKey) =>
       Effect.gen(function* () {
         yield* accounts.find(accountId)
-        const id = crypto.randomUUID()
+        const id = KeyId.make(crypto.randomUUID())
         const createdAt = yield* now
         const signed = yield* signer.sign({ userId: accountId }, { id, issuedAt: createdAt, expiresAt: key.expiredAt })
         const token = `${keyPrefix}${signed}`
@@ -56,22 +57,20 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
       }).pipe(Effect.withSpan("ApiKeys.create"))
 
     const listRows = SqlSchema.findAll({
-      Request: Schema.String,
+      Request: AccountId,
       Result: ApiKey,
       execute: (accountId) => sql`SELECT * FROM api_keys WHERE account_id = ${accountId} AND deleted_at IS NULL
         ORDER BY created_at, id`
     })
 
-    const list = (accountId: string) =>
+    const list = (accountId: AccountId) =>
       accounts.find(accountId).pipe(Effect.zipRight(Effect.orDie(listRows(accountId))), Effect.withSpan("ApiKeys.list"))
 
     /** Revokes at once: `authenticate` reads the row on every request. */
-    const remove = (keyId: string) =>
+    const remove = (keyId: KeyId) =>
       Effect.gen(function* () {
-        const deleted = Schema.is(Schema.UUID)(keyId)
-          ? yield* sql`UPDATE api_keys SET deleted_at = ${yield* now} WHERE id = ${keyId} AND deleted_at IS NULL
-              RETURNING id`.pipe(Effect.orDie)
-          : []
+        const deleted = yield* sql`UPDATE api_keys SET deleted_at = ${yield* now} WHERE id = ${keyId} AND deleted_at IS NULL
+          RETURNING id`.pipe(Effect.orDie)
         if (deleted.length === 0) return yield* new KeyNotFound({ id: keyId })
       }).pipe(Effect.withSpan("ApiKeys.remove"))
 

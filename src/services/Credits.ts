@@ -17,6 +17,7 @@ import { LedgerEntry, Usage } from "../domain/models.ts"
 import { makeReservation } from "./creditReservation.ts"
 import { makeSettlement } from "./creditSettlement.ts"
 import { makeCreditStatements } from "./creditStatements.ts"
+import type { AccountId } from "../domain/ids.ts"
 
 export type { Outcome } from "./creditStatements.ts"
 
@@ -38,7 +39,7 @@ export class Credits extends Effect.Service<Credits>()("Credits", {
     })
 
     /** Adds (or with a negative amount, removes) credits, with a ledger row giving the reason. */
-    const grant = (accountId: string, amount: number, reason: string) =>
+    const grant = (accountId: AccountId, amount: number, reason: string) =>
       Effect.gen(function* () {
         if (!Number.isSafeInteger(amount) || amount === 0) {
           return yield* new InvalidCommand({ message: "the amount must be a non-zero whole number" })
@@ -46,7 +47,6 @@ export class Credits extends Effect.Service<Credits>()("Credits", {
         if (Math.abs(amount) > maxBalance) {
           return yield* new InvalidCommand({ message: `the amount must be at most ${maxBalance}` })
         }
-        if (!Schema.is(Schema.UUID)(accountId)) return yield* new AccountNotFound()
         const { credits } = yield* balanceRow(accountId).pipe(
           Effect.orDie,
           Effect.flatMap(Option.match({ onNone: () => new AccountNotFound(), onSome: Effect.succeed }))
@@ -85,8 +85,8 @@ export class Credits extends Effect.Service<Credits>()("Credits", {
       settle: settlement.settle,
       withCredit,
       releaseAbandoned: settlement.releaseAbandoned,
-      ledger: (accountId: string) => ledger(accountId).pipe(Effect.orDie),
-      usage: (accountId: string) => usage(accountId).pipe(Effect.orDie)
+      ledger: (accountId: AccountId) => ledger(accountId).pipe(Effect.orDie),
+      usage: (accountId: AccountId) => usage(accountId).pipe(Effect.orDie)
     } as const
   })
 }) {}

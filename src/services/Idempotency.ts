@@ -14,6 +14,7 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Option } from "effect"
 import { IdempotencyKeyInProgress, IdempotencyKeyReused } from "../domain/errors.ts"
 import { replayFor, type StoredAnswer } from "../domain/idempotency.ts"
+import type { AccountId } from "../domain/ids.ts"
 
 /** How long a claim holds its key if its request never ends it. */
 export const claimLease = Duration.minutes(10)
@@ -32,7 +33,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
     const later = (from: Date, by: Duration.Duration) => new Date(from.getTime() + Duration.toMillis(by))
 
     /** The stored 200 of `key` and the digest of its request, unless expired. */
-    const stored = (accountId: string, key: string) =>
+    const stored = (accountId: AccountId, key: string) =>
       Effect.gen(function* () {
         const [row] = yield* sql<Row>`SELECT digest, state, body, headers FROM idempotency
           WHERE account_id = ${accountId} AND key = ${key} AND state = 'done' AND expires_at > ${yield* now}`
@@ -46,7 +47,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
      * An expired entry is taken over. Otherwise a stored answer for another request is a 422, and
      * anything else a 409 (a first request still running, or one that has just finished).
      */
-    const claim = (accountId: string, key: string, digest: string) =>
+    const claim = (accountId: AccountId, key: string, digest: string) =>
       Effect.gen(function* () {
         const claimId = crypto.randomUUID()
         const at = yield* now

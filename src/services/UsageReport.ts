@@ -4,11 +4,12 @@ import { Effect, Schema } from "effect"
 import { LedgerEntry } from "../domain/models.ts"
 import { DayCount, KeyCount, RecentRequest } from "../domain/usageReport.ts"
 import type { KeyScope } from "../domain/usageReport.ts"
+import { AccountId, KeyId } from "../domain/ids.ts"
 
-const Period = Schema.Struct({ accountId: Schema.String, since: Schema.DateFromSelf })
+const Period = Schema.Struct({ accountId: AccountId, since: Schema.DateFromSelf })
 /** A period and a key scope; `all` false with `keyId` null is the dashboard's Try it. */
-const Scoped = Schema.Struct({ ...Period.fields, all: Schema.Boolean, keyId: Schema.NullOr(Schema.String), limit: Schema.Int })
-const Latest = Schema.Struct({ accountId: Schema.String, limit: Schema.Int })
+const Scoped = Schema.Struct({ ...Period.fields, all: Schema.Boolean, keyId: Schema.NullOr(KeyId), limit: Schema.Int })
+const Latest = Schema.Struct({ accountId: AccountId, limit: Schema.Int })
 
 /** At most this many requests in one export (90 days of a busy account stays a few MB). */
 export const exportLimit = 100_000
@@ -54,16 +55,16 @@ export class UsageReport extends Effect.Service<UsageReport>()("UsageReport", {
         WHERE account_id = ${accountId} ORDER BY seq DESC LIMIT ${limit}`
     })
 
-    const scoped = (accountId: string, since: Date, scope: KeyScope, limit = 0) =>
+    const scoped = (accountId: AccountId, since: Date, scope: KeyScope, limit = 0) =>
       ({ accountId, since, all: scope.all, keyId: scope.all ? null : scope.keyId, limit })
 
     return {
-      perDay: (accountId: string, since: Date, scope: KeyScope) =>
+      perDay: (accountId: AccountId, since: Date, scope: KeyScope) =>
         perDay(scoped(accountId, since, scope)).pipe(Effect.orDie, Effect.withSpan("UsageReport.perDay")),
-      perKey: (accountId: string, since: Date) => perKey({ accountId, since }).pipe(Effect.orDie, Effect.withSpan("UsageReport.perKey")),
-      requests: (accountId: string, since: Date, scope: KeyScope, limit: number) =>
+      perKey: (accountId: AccountId, since: Date) => perKey({ accountId, since }).pipe(Effect.orDie, Effect.withSpan("UsageReport.perKey")),
+      requests: (accountId: AccountId, since: Date, scope: KeyScope, limit: number) =>
         requests(scoped(accountId, since, scope, limit)).pipe(Effect.orDie, Effect.withSpan("UsageReport.requests")),
-      ledger: (accountId: string, limit: number) => ledger({ accountId, limit }).pipe(Effect.orDie, Effect.withSpan("UsageReport.ledger"))
+      ledger: (accountId: AccountId, limit: number) => ledger({ accountId, limit }).pipe(Effect.orDie, Effect.withSpan("UsageReport.ledger"))
     } as const
   })
 }) {}

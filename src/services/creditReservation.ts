@@ -8,6 +8,7 @@ import { NoCreditLeft } from "../domain/errors.ts"
 import { reservationsOpen } from "../metrics.ts"
 import type { Settlement } from "./creditSettlement.ts"
 import type { CreditStatements, Outcome } from "./creditStatements.ts"
+import type { AccountId, KeyId } from "../domain/ids.ts"
 
 /** `Effect.uninterruptibleMask`'s restore: where a reservation may be interrupted. */
 type Restore = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
@@ -28,7 +29,7 @@ export const makeReservation = (
    * `holdWait`): their credits may come back. A statement that fails (the database slow or
    * unreachable, its answer lost) answers a 500 and what it may have held is given back.
    */
-  const reserveWith = (restore: Restore, accountId: string, keyId: string | null) =>
+  const reserveWith = (restore: Restore, accountId: AccountId, keyId: KeyId | null) =>
     Effect.gen(function* () {
       yield* abandonPending
       const usageId: string = crypto.randomUUID()
@@ -63,7 +64,7 @@ export const makeReservation = (
    * another replica's); the look takes no lock, so waiting requests do not queue on the account
    * row ahead of the settlements they wait for.
    */
-  const waitForHolds = (accountId: string, deadline: number, first: Deferred.Deferred<void>) =>
+  const waitForHolds = (accountId: AccountId, deadline: number, first: Deferred.Deferred<void>) =>
     Effect.gen(function* () {
       let signal = first
       while (true) {
@@ -82,8 +83,8 @@ export const makeReservation = (
    */
   const withCredit = <A, E, R>(
     request: {
-      readonly accountId: string
-      readonly keyId: string | null
+      readonly accountId: AccountId
+      readonly keyId: KeyId | null
       readonly outcome: (exit: Exit.Exit<A, E>) => Outcome
       readonly onSettled?: (creditsAfter: number) => Effect.Effect<void>
     },
@@ -101,7 +102,7 @@ export const makeReservation = (
     )
 
   return {
-    reserve: (accountId: string, keyId: string | null) =>
+    reserve: (accountId: AccountId, keyId: KeyId | null) =>
       Effect.uninterruptibleMask((restore) => reserveWith(restore, accountId, keyId)),
     withCredit
   }

@@ -7,6 +7,7 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { currentRequestId } from "../domain/requestId.ts"
 import { Instance } from "./Instance.ts"
+import type { AccountId, KeyId } from "../domain/ids.ts"
 
 /** How a request ended: 200 captures the reserved credit, anything else releases it. */
 export interface Outcome {
@@ -16,8 +17,8 @@ export interface Outcome {
 
 /** Whose request a reservation is for. */
 export interface Owner {
-  readonly accountId: string
-  readonly keyId: string | null
+  readonly accountId: AccountId
+  readonly keyId: KeyId | null
 }
 
 export const makeCreditStatements = Effect.gen(function* () {
@@ -31,7 +32,7 @@ export const makeCreditStatements = Effect.gen(function* () {
    * request that finds every credit of a positive balance held by requests in flight records
    * nothing and is told `busy`. The id is the caller's, so a lost answer can be looked up.
    */
-  const reserveStatement = (usageId: string, accountId: string, keyId: string | null, mayWait: boolean) =>
+  const reserveStatement = (usageId: string, accountId: string, keyId: KeyId | null, mayWait: boolean) =>
     Effect.gen(function* () {
       const createdAt = yield* now
       const requestId = yield* currentRequestId
@@ -114,7 +115,7 @@ export const makeCreditStatements = Effect.gen(function* () {
     }).pipe(sql.withTransaction, Effect.withSpan("Credits.abandon"))
 
   /** An account's balance and holds, read without a lock (see `waitForHolds`). */
-  const holdsOf = (accountId: string) =>
+  const holdsOf = (accountId: AccountId) =>
     Effect.map(
       sql<{ credits: number; reserved: number }>`SELECT credits, reserved FROM accounts WHERE id = ${accountId}`,
       ([account]) => Option.fromNullable(account)

@@ -17,6 +17,7 @@ import { Credits, type Outcome } from "./Credits.ts"
 import { Describer, type DescriberKind } from "./Describer.ts"
 import { ImageFetcher } from "./ImageFetcher.ts"
 import { Images } from "./Images.ts"
+import type { AccountId, KeyId } from "../domain/ids.ts"
 
 /** A success: the values in the requested order (§2.1), and who wrote them in which language. */
 export interface Described {
@@ -127,8 +128,8 @@ const outcomeOf = (exit: Exit.Exit<unknown, DescribeError>): Outcome =>
  * does the request, uncharged.
  */
 export const describeImage = <E extends DescribeError, R, R2 = never>(caller: {
-  readonly accountId: string
-  readonly keyId: string | null
+  readonly accountId: AccountId
+  readonly keyId: KeyId | null
   readonly form: Effect.Effect<DescribeForm, E, R>
   readonly onDescribed?: (described: Described) => Effect.Effect<void, never, R2>
 }) =>

@@ -8,6 +8,7 @@ import { describeResultJson } from "../domain/describe.ts"
 import type { DescribeForm } from "../domain/describeForm.ts"
 import type { FormError } from "../domain/errors.ts"
 import { IdempotencyKeyInvalid } from "../domain/errors.ts"
+import type { AccountId, KeyId } from "../domain/ids.ts"
 import { isValidKey, requestDigest, type StoredAnswer } from "../domain/idempotency.ts"
 import { type Described, describeImage } from "./describeImage.ts"
 import { Idempotency } from "./Idempotency.ts"
@@ -30,8 +31,8 @@ export const describedAnswer = (described: Described): StoredAnswer => ({
  * (check 4): an invalid key is a 400, a claim held by another request a 409 or 422, all uncharged.
  */
 export const describeOnce = <R>(caller: {
-  readonly accountId: string
-  readonly keyId: string | null
+  readonly accountId: AccountId
+  readonly keyId: KeyId | null
   readonly form: Effect.Effect<DescribeForm, FormError, R>
   readonly idempotencyKey: string
 }) =>

@@ -13,6 +13,7 @@ import { countRecent, recordAttempt, resetRequests, retryAfter } from "./attempt
 import { randomToken, tokenHash } from "./secrets.ts"
 import { hashPassword, now } from "./userRows.ts"
 import type { UserRows } from "./userRows.ts"
+import type { AccountId } from "../domain/ids.ts"
 
 const invitationLifetime = Duration.days(7)
 
@@ -21,7 +22,7 @@ export const passwordResetLifetime = Duration.hours(24)
 
 export const makeUserLinks = (sql: SqlClient.SqlClient, accounts: Accounts, rows: UserRows) => {
   /** An operator's invitation to an existing account: a one-time token, valid for a week. */
-  const invite = (accountId: string, rawEmail: string) =>
+  const invite = (accountId: AccountId, rawEmail: string) =>
     Effect.gen(function* () {
       const email = yield* emailUsed(rawEmail)
       yield* accounts.find(accountId)
@@ -97,7 +98,7 @@ export const makeUserLinks = (sql: SqlClient.SqlClient, accounts: Accounts, rows
       yield* pendingInvitation(token)
       const passwordHash = yield* hashPassword(yield* newPasswordUsed(password))
       return yield* Effect.gen(function* () {
-        const [row] = yield* sql<{ id: string; accountId: string; email: string }>`UPDATE dashboard_users
+        const [row] = yield* sql<{ id: string; accountId: AccountId; email: string }>`UPDATE dashboard_users
           SET password_hash = ${passwordHash}, invitation_hash = NULL, invitation_expires_at = NULL
           WHERE invitation_hash = ${tokenHash(token)} AND invitation_expires_at > ${yield* now} AND password_hash IS NULL
           RETURNING id, account_id, email`
@@ -128,7 +129,7 @@ export const makeUserLinks = (sql: SqlClient.SqlClient, accounts: Accounts, rows
       const passwordHash = yield* hashPassword(yield* newPasswordUsed(password))
       return yield* Effect.gen(function* () {
         const at = yield* now
-        const [row] = yield* sql<{ id: string; accountId: string; email: string }>`SELECT u.id, u.account_id, u.email
+        const [row] = yield* sql<{ id: string; accountId: AccountId; email: string }>`SELECT u.id, u.account_id, u.email
           FROM password_resets r JOIN dashboard_users u ON u.id = r.user_id
           WHERE r.token_hash = ${tokenHash(token)} AND r.expires_at > ${at} AND r.used_at IS NULL
           FOR UPDATE OF r`

@@ -8,6 +8,7 @@ import { SqlSchema } from "@effect/sql"
 import { Clock, Effect, Schema } from "effect"
 import { DashboardUser } from "../domain/models.ts"
 import type { Credits } from "./Credits.ts"
+import type { AccountId } from "../domain/ids.ts"
 
 export const hashPassword = (password: string) => Effect.promise(() => Bun.password.hash(password, { algorithm: "argon2id" }))
 
@@ -29,7 +30,7 @@ export const makeUserRows = (sql: SqlClient.SqlClient, credits: Credits, signupC
     Effect.flatMap(now, (createdAt) => sql`INSERT INTO dashboard_users ${sql.insert({ ...user, ...secret, createdAt })}`)
 
   /** `SIGNUP_CREDITS` for an account whose first user just joined (validated at start-up, so it cannot fail). */
-  const welcomeCredits = (accountId: string) =>
+  const welcomeCredits = (accountId: AccountId) =>
     signupCredits === 0 ? Effect.void : credits.grant(accountId, signupCredits, "sign-up credits").pipe(Effect.orDie, Effect.asVoid)
 
   return { findCredentials, emailTaken, insertUser, welcomeCredits } as const

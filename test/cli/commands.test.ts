@@ -10,6 +10,7 @@ import { Credits } from "../../src/services/Credits.ts"
 import { tokenHash } from "../../src/services/secrets.ts"
 import { backends, postgresSkipReason, postgresUrl } from "../support/database.ts"
 import { servicesOn } from "../support/services.ts"
+import { AccountId } from "../../src/domain/ids.ts"
 
 const day = 24 * 60 * 60 * 1000
 const now = Date.parse("2026-03-01T12:00:00.000Z")
@@ -36,10 +37,10 @@ const newAccount = (credits?: number) =>
   )
 
 const balanceOf = (accountId: string) =>
-  Effect.flatMap(Accounts, (accounts) => accounts.find(accountId)).pipe(Effect.map((account) => account.credits))
+  Effect.flatMap(Accounts, (accounts) => accounts.find(AccountId.make(accountId))).pipe(Effect.map((account) => account.credits))
 
 const ledgerOf = (accountId: string) =>
-  Effect.flatMap(Credits, (credits) => credits.ledger(accountId)).pipe(
+  Effect.flatMap(Credits, (credits) => credits.ledger(AccountId.make(accountId))).pipe(
     Effect.map((entries) => entries.map(({ amount, reason }) => ({ amount, reason })))
   )
 
@@ -361,7 +362,7 @@ for (const backend of backends) {
       it.effect("set prints the subscription with ISO dates or null, replaces an earlier one; clear prints null", () =>
         Effect.gen(function* () {
           const accountId = yield* newAccount()
-          const subscriptionOf = Effect.flatMap(Accounts, (accounts) => accounts.subscription(accountId))
+          const subscriptionOf = Effect.flatMap(Accounts, (accounts) => accounts.subscription(AccountId.make(accountId)))
           expect(yield* runCommand({
             _tag: "SubscriptionSet", accountId, plan: "Pro", description: "<p>1,000 images a month</p>", status: "active",
             renewsAt: new Date("2026-04-01T00:00:00.000Z")

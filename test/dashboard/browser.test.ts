@@ -18,6 +18,7 @@ import { formData, jpeg } from "../support/describe.ts"
 import { getTokens, serverWith } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
 import { usageRow } from "../support/usage.ts"
+import { AccountId } from "../../src/domain/ids.ts"
 
 const quiet = Logger.minimumLogLevel(LogLevel.Warning)
 
@@ -36,7 +37,7 @@ const navigateTo = (page: Page, name: string) =>
 const overflow = (page: Page) => step(() => page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth"))
 
 const balanceOf = (accountId: string) =>
-  Effect.flatMap(Accounts, (accounts) => accounts.find(accountId)).pipe(Effect.map((account) => account.credits), Effect.orDie)
+  Effect.flatMap(Accounts, (accounts) => accounts.find(AccountId.make(accountId))).pipe(Effect.map((account) => account.credits), Effect.orDie)
 
 layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestServices: true })("the dashboard in Chromium", (it) => {
   it.scoped.skipIf(chromiumMissing)("sign up, create and copy a key, delete it, try an image, log out", () =>

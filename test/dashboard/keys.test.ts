@@ -11,6 +11,7 @@ import { jpeg } from "../support/describe.ts"
 import type { Visitor } from "../support/dashboard.ts"
 import { getTokens, serverWith } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
+import { AccountId } from "../../src/domain/ids.ts"
 
 const quiet = Logger.minimumLogLevel(LogLevel.Warning)
 
@@ -70,7 +71,7 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
         expect([id, output]).toEqual([id, expect.stringContaining("alt_text")])
       }
       rmSync(folder, { recursive: true })
-      expect((yield* Effect.flatMap(Accounts, (accounts) => accounts.find(accountId)).pipe(Effect.orDie)).credits).toBe(2)
+      expect((yield* Effect.flatMap(Accounts, (accounts) => accounts.find(AccountId.make(accountId))).pipe(Effect.orDie)).credits).toBe(2)
     }))
 
   it.effect("the new key waits only for its own session: another log-in of the same user never sees it", () =>

@@ -15,6 +15,7 @@ import { usagePage } from "../../src/dashboard/pages/usage.ts"
 import { noticeOf } from "../../src/dashboard/routes/notices.ts"
 import { snippets } from "../../src/dashboard/snippets.ts"
 import { onPage } from "../support/dashboard.ts"
+import { AccountId, KeyId } from "../../src/domain/ids.ts"
 
 const script = `<script>alert('x')</script>`
 const escapedScript = "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"
@@ -24,7 +25,7 @@ const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0
 
 const key = (n: number, overrides: Partial<ApiKey> = {}) =>
   new ApiKey({
-    id: uuid(n), accountId: uuid(0), name: `Key ${script}`, createdAt: now, expiredAt: new Date("2027-03-01T00:00:00.000Z"),
+    id: KeyId.make(uuid(n)), accountId: AccountId.make(uuid(0)), name: `Key ${script}`, createdAt: now, expiredAt: new Date("2027-03-01T00:00:00.000Z"),
     deletedAt: null, lastUsedAt: null, lastFour: "wxyz", ...overrides
   })
 
@@ -89,7 +90,7 @@ describe("pages", () => {
 
   it("the plan description is HTML by contract but shown as its text, never as markup", () => {
     expect(planText("<p>1,000 images &amp; more</p><script>x</script>")).toBe("1,000 images & more x")
-    const account = new Account({ id: uuid(0), name: "Shop", email: null, registeredAt: now, credits: 1 })
+    const account = new Account({ id: AccountId.make(uuid(0)), name: "Shop", email: null, registeredAt: now, credits: 1 })
     const subscription = new Subscription({ planName: "Pro", planDescription: "<img src=x onerror=alert(1)>Big", status: "past_due", renewsAt: now, endsAt: null })
     const page = overviewPage({ ...overviewOf(account), subscription: Option.some(subscription) }).value
     expect(page.includes("<img")).toBe(false)
@@ -97,10 +98,10 @@ describe("pages", () => {
   })
 
   it("the overview shows the account id to copy; with credits, a first request; with none, how to get credits, never a request", () => {
-    const rich = overviewPage(overviewOf(new Account({ id: uuid(7), name: "Shop", email: null, registeredAt: now, credits: 5 }))).value
+    const rich = overviewPage(overviewOf(new Account({ id: AccountId.make(uuid(7)), name: "Shop", email: null, registeredAt: now, credits: 5 }))).value
     onPage(rich, `<input type="text" id="account-id" class="key-value" value="${uuid(7)}" readonly`, `data-copy="account-id"`, "copy.js",
       `-H "Authorization: Bearer $API_KEY" https://images.example.com/api/describe`, `href="/dashboard/try"`)
-    const broke = new Account({ id: uuid(8), name: "Shop", email: null, registeredAt: now, credits: 0 })
+    const broke = new Account({ id: AccountId.make(uuid(8)), name: "Shop", email: null, registeredAt: now, credits: 0 })
     const asked = overviewPage(overviewOf(broke)).value
     onPage(asked, "You have no credits yet", "Ask the operator of this service for credits.", `value="${uuid(8)}"`)
     expect(asked.includes("/api/describe") || asked.includes("try an image")).toBe(false)

@@ -11,6 +11,7 @@ import { pglite } from "../support/database.ts"
 import { accountOf, baseUrl, csrfOf, onPage, password, signedUp, visitor } from "../support/dashboard.ts"
 import { serverWith } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
+import { AccountId } from "../../src/domain/ids.ts"
 
 const quiet = Logger.minimumLogLevel(LogLevel.Warning)
 const configured = (settings: Record<string, string>) => Layer.merge(quiet, Layer.setConfigProvider(ConfigProvider.fromJson(settings)))
@@ -18,7 +19,7 @@ const configured = (settings: Record<string, string>) => Layer.merge(quiet, Laye
 const ledgerOf = (email: string) =>
   Effect.gen(function* () {
     const accountId = yield* accountOf(email)
-    const entries = yield* Effect.flatMap(Credits, (credits) => credits.ledger(accountId))
+    const entries = yield* Effect.flatMap(Credits, (credits) => credits.ledger(AccountId.make(accountId)))
     return entries.map(({ amount, reason }) => [amount, reason])
   })
 

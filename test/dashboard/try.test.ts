@@ -10,6 +10,7 @@ import { formData, jpeg } from "../support/describe.ts"
 import type { DescribeForm } from "../support/describe.ts"
 import { serverWith } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
+import { AccountId } from "../../src/domain/ids.ts"
 
 const quiet = Logger.minimumLogLevel(LogLevel.Warning)
 
@@ -53,7 +54,7 @@ const funded = (email: string, credits: number) =>
     const browser = yield* signedUp(yield* baseUrl, { email })
     const accountId = yield* accountOf(email)
     if (credits > 0) yield* grant(accountId, credits)
-    const usage = Effect.flatMap(Credits, (c) => c.usage(accountId))
+    const usage = Effect.flatMap(Credits, (c) => c.usage(AccountId.make(accountId)))
     return { browser, accountId, usage }
   })
 

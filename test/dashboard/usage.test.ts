@@ -11,6 +11,7 @@ import { formData, jpeg } from "../support/describe.ts"
 import { serverWith } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
 import { dayMs, usageRow } from "../support/usage.ts"
+import { AccountId } from "../../src/domain/ids.ts"
 
 const quiet = Logger.minimumLogLevel(LogLevel.Warning)
 /** The summary above the chart: what a screen reader reads for it. */
@@ -22,7 +23,7 @@ const history = (email: string) =>
     const browser = yield* signedUp(yield* baseUrl, { email })
     const accountId = yield* accountOf(email)
     const name = `=HYPERLINK("http://x", "y")`
-    const { key, token } = yield* Effect.flatMap(ApiKeys, (keys) => keys.create(accountId, { name, expiredAt: new Date(Date.now() + 30 * dayMs) }))
+    const { key, token } = yield* Effect.flatMap(ApiKeys, (keys) => keys.create(AccountId.make(accountId), { name, expiredAt: new Date(Date.now() + 30 * dayMs) }))
     yield* usageRow({ accountId, keyId: null, daysAgo: 40, status: 500, errorKind: "GenerationFailed", requestId: null })
     yield* usageRow({ accountId, keyId: key.id, daysAgo: 10, status: 400, errorKind: "ImageTooLarge", requestId: "req-ten" })
     yield* usageRow({ accountId, keyId: key.id, daysAgo: 0, status: 200, errorKind: null, requestId: "req-today" })

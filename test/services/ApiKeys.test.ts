@@ -6,6 +6,7 @@ import { ApiKeys } from "../../src/services/ApiKeys.ts"
 import { backends, postgresSkipReason, postgresUrl } from "../support/database.ts"
 import { testSecret } from "../support/keys.ts"
 import { servicesOn } from "../support/services.ts"
+import { AccountId, decodeKeyId } from "../../src/domain/ids.ts"
 
 const day = 24 * 60 * 60 * 1000
 
@@ -115,7 +116,7 @@ for (const backend of backends) {
         yield* keys.remove(key.id)
         expect(yield* failureOf(`Bearer ${token}`)).toBe("ApiKeyRevoked")
         expect((yield* Effect.flip(keys.remove(key.id)))._tag).toBe("KeyNotFound")
-        expect((yield* Effect.flip(keys.remove("not-a-uuid")))._tag).toBe("KeyNotFound")
+        expect((yield* Effect.flip(decodeKeyId("not-a-uuid").pipe(Effect.flatMap(keys.remove))))._tag).toBe("KeyNotFound")
         expect(yield* keys.list(account.id)).toEqual([])
       }))
 
@@ -129,7 +130,7 @@ for (const backend of backends) {
     it.effect("keys can only be made for an existing account, and are listed for it", () =>
       Effect.gen(function* () {
         const keys = yield* ApiKeys
-        const missing = yield* Effect.flip(keys.create(crypto.randomUUID(), { expiredAt: new Date(day) }))
+        const missing = yield* Effect.flip(keys.create(AccountId.make(crypto.randomUUID()), { expiredAt: new Date(day) }))
         expect(missing._tag).toBe("AccountNotFound")
         const { account, key } = yield* accountWithKey(day, "first")
         yield* TestClock.adjust(1000)

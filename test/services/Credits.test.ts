@@ -9,6 +9,7 @@ import { Instance } from "../../src/services/Instance.ts"
 import { backends, postgresSkipReason, postgresUrl } from "../support/database.ts"
 import { type LossyClient, lossyClient } from "../support/lossyClient.ts"
 import { servicesOn } from "../support/services.ts"
+import { AccountId, KeyId } from "../../src/domain/ids.ts"
 
 /** An account holding `credits`, and one of its keys. */
 const funded = (credits: number) =>
@@ -19,7 +20,7 @@ const funded = (credits: number) =>
     return { accountId: account.id, keyId: key.id }
   })
 
-const balanceOf = (accountId: string) => Accounts.pipe(Effect.flatMap((a) => a.find(accountId)), Effect.map((a) => a.credits))
+const balanceOf = (accountId: string) => Accounts.pipe(Effect.flatMap((a) => a.find(AccountId.make(accountId))), Effect.map((a) => a.credits))
 
 /** Lets the real database answer (a test clock stands still meanwhile). */
 const realPause = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
@@ -38,7 +39,7 @@ const withClockMoving = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 /** A second request, started while every credit is held: still waiting after a while. */
 const waitingBehindHolds = (accountId: string, keyId: string) =>
   Effect.gen(function* () {
-    const waiting = yield* Effect.fork(Effect.flatMap(Credits, (c) => c.reserve(accountId, keyId)))
+    const waiting = yield* Effect.fork(Effect.flatMap(Credits, (c) => c.reserve(AccountId.make(accountId), keyId === null ? null : KeyId.make(keyId))))
     yield* realPause(300)
     expect(Option.isNone(yield* Fiber.poll(waiting))).toBe(true)
     return waiting
@@ -76,7 +77,7 @@ const eventually = <A, R>(check: Effect.Effect<A, never, R>, expected: A) =>
 
 /** The balance must always be the ledger's sum. */
 const ledgerSum = (accountId: string) =>
-  Credits.pipe(Effect.flatMap((c) => c.ledger(accountId)), Effect.map((rows) => rows.reduce((sum, row) => sum + row.amount, 0)))
+  Credits.pipe(Effect.flatMap((c) => c.ledger(AccountId.make(accountId))), Effect.map((rows) => rows.reduce((sum, row) => sum + row.amount, 0)))
 
 for (const backend of backends) {
   layer(servicesOn(backend))(`Credits on ${backend.name}`, (it) => {
@@ -100,7 +101,7 @@ for (const backend of backends) {
         for (const amount of [0, 1.5, -3]) {
           expect((yield* Effect.flip(credits.grant(accountId, amount, "x")))._tag).toBe("InvalidCommand")
         }
-        expect((yield* Effect.flip(credits.grant(crypto.randomUUID(), 1, "x")))._tag).toBe("AccountNotFound")
+        expect((yield* Effect.flip(credits.grant(AccountId.make(crypto.randomUUID()), 1, "x")))._tag).toBe("AccountNotFound")
         expect(yield* balanceOf(accountId)).toBe(2)
       }))
 

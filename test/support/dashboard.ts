@@ -7,6 +7,7 @@ import { Effect } from "effect"
 import { expect } from "vitest"
 import { Credits } from "../../src/services/Credits.ts"
 import { serverPort } from "./describe.ts"
+import { AccountId } from "../../src/domain/ids.ts"
 
 export interface Answer {
   readonly status: number
@@ -93,7 +94,7 @@ export const signedUp = (base: string, options: { readonly email: string; readon
 
 /** An operator's `credits add`. */
 export const grant = (accountId: string, amount: number) =>
-  Effect.flatMap(Credits, (credits) => credits.grant(accountId, amount, "operator grant")).pipe(Effect.orDie)
+  Effect.flatMap(Credits, (credits) => credits.grant(AccountId.make(accountId), amount, "operator grant")).pipe(Effect.orDie)
 
 /** The account of a dashboard user. */
 export const accountOf = (email: string) =>

@@ -4,6 +4,7 @@
  * per day as a chart, per key as a table with bars, the period's latest requests with their error
  * in words and request id, and the credit history.
  */
+import type { KeyId } from "../../domain/ids.ts"
 import type { LedgerEntry } from "../../domain/models.ts"
 import { errorWords } from "../../domain/errorWords.ts"
 import { keyLabel } from "../../domain/usageCsv.ts"
@@ -18,7 +19,7 @@ import { dayChart } from "./usageChart.ts"
 
 /** A key the filter offers: the account's keys, and any other key (deleted, Try it) with requests in the period. */
 export interface KeyChoice {
-  readonly keyId: string | null
+  readonly keyId: KeyId | null
   readonly keyName: string | null
   readonly deleted: boolean
 }
