@@ -1,87 +1,16 @@
 /**
  * docs/api.md lists every error of the two client endpoints, with its status, as the service
  * answers it. The messages come from the tables that answer requests (`src/domain/describeChecks.ts`,
- * `src/http/errors.ts` and
- * the schema rules of `src/domain/schemaFields.ts`), with one instance of each error tag: a tag
- * added to `DescribeError` or `ApiKeyError` without a case here does not compile.
+ * `src/http/errors.ts`), given every instance of test/support/describeFailures.ts and one of each
+ * key error: a tag added to `DescribeError` or `ApiKeyError` without a case does not compile.
  */
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
-import type { ApiKeyError, DescribeError } from "../../src/domain/errors.ts"
-import {
-  AccountNotFound,
-  AnswerTooLong,
-  ApiKeyInvalid,
-  ApiKeyMalformed,
-  ApiKeyMissing,
-  ApiKeyRevoked,
-  GenerationFailed,
-  ImageProcessingFailed,
-  ImageTooLarge,
-  ImageUrlFetchFailed,
-  ImageUrlRefused,
-  ImageTooManyPixels,
-  IdempotencyKeyInProgress,
-  IdempotencyKeyInvalid,
-  IdempotencyKeyReused,
-  ImageTooManyScans,
-  InvalidImageFile,
-  InvalidSchema,
-  KeyRejected,
-  LanguageTooLong,
-  NoCreditLeft,
-  NoFileUploaded,
-  NotMultipart,
-  RequestTooLarge,
-  UploadBudgetTimedOut,
-  UploadTimedOut
-} from "../../src/domain/errors.ts"
-import { imageFormatName } from "../../src/domain/imageFormat.ts"
-import { schemaRule } from "../../src/domain/schemaFields.ts"
+import type { ApiKeyError } from "../../src/domain/errors.ts"
+import { AccountNotFound, ApiKeyInvalid, ApiKeyMalformed, ApiKeyMissing, ApiKeyRevoked } from "../../src/domain/errors.ts"
 import { failedCheck } from "../../src/domain/describeChecks.ts"
 import { tokensFailure } from "../../src/http/errors.ts"
-import { maxJpegScans, maxMegapixels } from "../../src/domain/pixelLimits.ts"
-import { decodeTimeoutSeconds } from "../../src/services/Images.ts"
-
-type Cases<E extends { readonly _tag: string }> = { readonly [Tag in E["_tag"]]: ReadonlyArray<Extract<E, { readonly _tag: Tag }>> }
-
-const describeCases: Cases<DescribeError> = {
-  ApiKeyMissing: [new ApiKeyMissing()],
-  KeyRejected: [new KeyRejected()],
-  NoCreditLeft: [new NoCreditLeft()],
-  RequestTooLarge: [new RequestTooLarge({ announced: true }), new RequestTooLarge({ announced: false })],
-  NotMultipart: [new NotMultipart()],
-  UploadTimedOut: [new UploadTimedOut()],
-  UploadBudgetTimedOut: [new UploadBudgetTimedOut()],
-  IdempotencyKeyInvalid: [new IdempotencyKeyInvalid()],
-  IdempotencyKeyInProgress: [new IdempotencyKeyInProgress()],
-  IdempotencyKeyReused: [new IdempotencyKeyReused()],
-  NoFileUploaded: [new NoFileUploaded()],
-  LanguageTooLong: [new LanguageTooLong()],
-  InvalidSchema: Object.values(schemaRule).map((reason) => new InvalidSchema({ reason })),
-  InvalidImageFile: [new InvalidImageFile()],
-  ImageUrlRefused: [new ImageUrlRefused({ reason: "not an http or https URL" })],
-  // The reasons are written inline in services/ImageFetcher.ts and imageUrlGet.ts; this list follows them by hand.
-  ImageUrlFetchFailed: [
-    "its host name did not resolve",
-    "the connection failed",
-    "the server answered 404",
-    "the connection closed before the end of the image",
-    "more than 3 redirects",
-    "no complete answer within 10 s"
-  ].map((reason) => new ImageUrlFetchFailed({ reason })),
-  ImageTooLarge: [new ImageTooLarge()],
-  // The common limit; the lower ones of files decoded whole are documented as "N megapixels".
-  ImageTooManyPixels: [new ImageTooManyPixels({ maxMegapixels })],
-  ImageTooManyScans: [new ImageTooManyScans({ maxScans: maxJpegScans })],
-  // The causes are written inline in services/Images.ts (`decoding`); this list follows them by hand.
-  ImageProcessingFailed: [
-    ...Object.values(imageFormatName).map((name) => new ImageProcessingFailed({ cause: `the ${name} file is truncated or corrupt` })),
-    new ImageProcessingFailed({ cause: `decoding took longer than ${decodeTimeoutSeconds} seconds` })
-  ],
-  AnswerTooLong: [new AnswerTooLong()],
-  GenerationFailed: (["failed", "timeout", "invalid-answer", "refusal"] as const).map((reason) => new GenerationFailed({ reason }))
-}
+import { type Cases, everyDescribeFailure } from "../support/describeFailures.ts"
 
 const tokensCases: Cases<ApiKeyError> = {
   ApiKeyMissing: [new ApiKeyMissing()],
@@ -119,7 +48,7 @@ const pixelPattern = "413 Image too large: the maximum is N megapixels"
 describe("docs/api.md", () => {
   it("lists every error of POST /api/describe, with its status, exactly as the service answers it", () => {
     const documented = documentedErrors(doc, "### Errors of POST /api/describe")
-    const answered = new Set(all(describeCases).map((error) => row([failedCheck(error).status, failedCheck(error).message])))
+    const answered = new Set(everyDescribeFailure.map((error) => row([failedCheck(error).status, failedCheck(error).message])))
     expect([...answered].filter((message) => !documented.includes(message))).toEqual([])
     // And nothing the service no longer says.
     expect(documented.filter((message) => !answered.has(message) && message !== pixelPattern)).toEqual([])

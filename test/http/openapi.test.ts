@@ -2,31 +2,7 @@ import { expect, layer } from "@effect/vitest"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Effect } from "effect"
 import { escapeHtml } from "../../src/dashboard/html.ts"
-import { describeChecks, type DescribeErrorOf, type DescribeErrorTag, failedCheck } from "../../src/domain/describeChecks.ts"
-import {
-  AnswerTooLong,
-  ApiKeyMissing,
-  GenerationFailed,
-  ImageProcessingFailed,
-  ImageTooLarge,
-  ImageUrlFetchFailed,
-  ImageUrlRefused,
-  ImageTooManyPixels,
-  IdempotencyKeyInProgress,
-  IdempotencyKeyInvalid,
-  IdempotencyKeyReused,
-  ImageTooManyScans,
-  InvalidImageFile,
-  InvalidSchema,
-  KeyRejected,
-  LanguageTooLong,
-  NoCreditLeft,
-  NoFileUploaded,
-  NotMultipart,
-  RequestTooLarge,
-  UploadBudgetTimedOut,
-  UploadTimedOut
-} from "../../src/domain/errors.ts"
+import { describeChecks, failedCheck } from "../../src/domain/describeChecks.ts"
 import type { OpenApiDocument } from "../../src/http/openapi.ts"
 import { Accounts } from "../../src/services/Accounts.ts"
 import { ApiKeys } from "../../src/services/ApiKeys.ts"
@@ -35,6 +11,7 @@ import { customer, jpeg, png, postDescribe } from "../support/describe.ts"
 import { problems } from "../support/jsonSchema.ts"
 import { schemaRule } from "../../src/domain/schemaFields.ts"
 import { getTokens, serverWith, tokensPaths } from "../support/server.ts"
+import { describeCases, everyDescribeFailure } from "../support/describeFailures.ts"
 import { servicesOn } from "../support/services.ts"
 
 type Documented = {
@@ -61,38 +38,12 @@ const examplesOf = (document: OpenApiDocument, path: keyof OpenApiDocument["path
     Object.values(response.content["application/json"]!.examples).map((example) => ({ status: Number(status), body: example.value }))
   )
 
-/** One failure of each kind of the table of checks (a kind left out does not compile). */
-const oneOfEach: { readonly [T in DescribeErrorTag]: DescribeErrorOf<T> } = {
-  ApiKeyMissing: new ApiKeyMissing(),
-  KeyRejected: new KeyRejected(),
-  NoCreditLeft: new NoCreditLeft(),
-  RequestTooLarge: new RequestTooLarge({ announced: true }),
-  UploadBudgetTimedOut: new UploadBudgetTimedOut(),
-  UploadTimedOut: new UploadTimedOut(),
-  NotMultipart: new NotMultipart(),
-  IdempotencyKeyInvalid: new IdempotencyKeyInvalid(),
-  IdempotencyKeyInProgress: new IdempotencyKeyInProgress(),
-  IdempotencyKeyReused: new IdempotencyKeyReused(),
-  NoFileUploaded: new NoFileUploaded(),
-  LanguageTooLong: new LanguageTooLong(),
-  InvalidSchema: new InvalidSchema({ reason: "field names must be at most 64 characters" }),
-  ImageUrlRefused: new ImageUrlRefused({ reason: "not an http or https URL" }),
-  ImageUrlFetchFailed: new ImageUrlFetchFailed({ reason: "the server answered 404" }),
-  ImageTooLarge: new ImageTooLarge(),
-  InvalidImageFile: new InvalidImageFile(),
-  ImageTooManyPixels: new ImageTooManyPixels({ maxMegapixels: 100 }),
-  ImageTooManyScans: new ImageTooManyScans({ maxScans: 32 }),
-  ImageProcessingFailed: new ImageProcessingFailed({ cause: "the GIF file is truncated or corrupt" }),
-  AnswerTooLong: new AnswerTooLong(),
-  GenerationFailed: new GenerationFailed({ reason: "timeout" })
-}
-
 layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("the OpenAPI document", (it) => {
   it.effect("documents the answer of every failure of the table of checks of /api/describe", () =>
     Effect.gen(function* () {
       const document = yield* served
-      expect(Object.keys(oneOfEach).sort()).toEqual(Object.keys(describeChecks).sort())
-      const undocumented = Object.values(oneOfEach).flatMap((error) => {
+      expect(Object.keys(describeCases).sort()).toEqual(Object.keys(describeChecks).sort())
+      const undocumented = everyDescribeFailure.flatMap((error) => {
         const { message, status } = failedCheck(error)
         return conformance(document, "/api/describe", { status, body: { error: message } }).map((problem) => `${error._tag}: ${problem}`)
       })
