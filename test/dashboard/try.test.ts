@@ -80,9 +80,11 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
       expect(answer.status).toBe(400)
       onPage(answer.body, "The API answers <code>400</code>", "Bad Request, Invalid image file", `your balance: <strong id="try-balance">1 credit</strong>`)
       const broke = yield* funded("try-broke@example.com", 0)
-      const refused = yield* tryImage(broke.browser, { image: jpeg })
+      const refused = yield* tryImage(broke.browser, { image: jpeg, ...typed })
       expect(refused.status).toBe(401)
       onPage(refused.body, "Unauthorized, no credit left")
+      // Refused before the form is read (§4.1 check 2), and still filled in again.
+      refilled(refused.body)
     }))
 
   it.effect("after a success and after an error the form is filled in again, with status, request id, describer and credits left", () =>

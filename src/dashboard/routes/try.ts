@@ -59,6 +59,8 @@ export const tryDescribe = withSession(
     const outcome = yield* Effect.either(
       describeImage({ accountId: account.id, keyId: null, form }).pipe(withoutIdleTimeout(request))
     )
+    // Refused at check 2, before the form was read: it is read now, only to fill the page again.
+    if (Either.isLeft(outcome) && outcome.left._tag === "NoCreditLeft") yield* Effect.ignore(Effect.scoped(form))
     const fields = yield* Ref.get(typed)
     if (Either.isRight(outcome)) return yield* showTry(200, { result: outcome.right, fields })
     const { message, status } = failedCheck(outcome.left)
