@@ -1,17 +1,9 @@
 import { describe, expect, it } from "vitest"
-import type { DescribeForm } from "../../src/domain/describeForm.ts"
 import { requestDigest } from "../../src/domain/idempotency.ts"
+import { formOf, formText } from "../support/describeForm.ts"
 
-const text = (value: string) => ({ text: value, truncated: false })
-const form = (parts: Partial<DescribeForm>): DescribeForm => ({
-  image: undefined,
-  imageUrl: undefined,
-  schema: undefined,
-  keywords: undefined,
-  context: undefined,
-  language: undefined,
-  ...parts
-})
+const text = formText
+const form = formOf
 const file = (bytes: ReadonlyArray<number>) => ({ bytes: new Uint8Array(bytes), size: bytes.length })
 
 describe("requestDigest", () => {

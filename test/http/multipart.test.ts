@@ -1,9 +1,10 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Context, Data, Deferred, Effect, Exit, FastCheck as fc, Fiber, Layer, Stream } from "effect"
 import { limits } from "../../src/domain/limits.ts"
-import type { DescribeForm, FormFile, FormText } from "../../src/domain/describeForm.ts"
+import type { DescribeForm, FormFile } from "../../src/domain/describeForm.ts"
 import { readDescribeForm } from "../../src/http/upload.ts"
 import { clientStyles } from "../support/clientForms.ts"
+import { formOf, formText } from "../support/describeForm.ts"
 import {
   bytesOf,
   concatBytes,
@@ -42,17 +43,9 @@ const read = (
 const outcome = <E extends { readonly _tag: string }>(effect: Effect.Effect<DescribeForm, E>) =>
   effect.pipe(Effect.match({ onFailure: (error) => error._tag, onSuccess: (form) => form }))
 
-const text = (value: string, truncated = false): FormText => ({ text: value, truncated })
+const text = formText
 const file = (data: Uint8Array | string): FormFile => ({ bytes: bytesOf(data), size: bytesOf(data).length })
-const form = (fields: Partial<DescribeForm>): DescribeForm => ({
-  image: undefined,
-  imageUrl: undefined,
-  schema: undefined,
-  keywords: undefined,
-  context: undefined,
-  language: undefined,
-  ...fields
-})
+const form = formOf
 
 /** A PNG signature then bytes meant to trip a parser: CRLFs, dashes, the boundary minus its last character. */
 const awkwardImage = concatBytes([
