@@ -14,7 +14,7 @@ import sharp from "sharp"
 import { startFakeOpenAi } from "./lib/fakeOpenAi.ts"
 import { allImages } from "./lib/images.ts"
 import { uploadOf } from "./lib/load.ts"
-import { readDescribeForm } from "./lib/formReader.ts"
+import { parseFormWithinBodyLimit } from "./lib/formReader.ts"
 import { footer, header, quick } from "./lib/report.ts"
 import { ms, percentile, table } from "./lib/stats.ts"
 import { source } from "./lib/source.ts"
@@ -65,7 +65,7 @@ for (const image of await allImages()) {
 
   // The service's steps.
   const form = await timed(() =>
-    Effect.runPromise(readDescribeForm({ contentType: upload.contentType, body: Stream.fromIterable(chunks) }))
+    Effect.runPromise(parseFormWithinBodyLimit({ contentType: upload.contentType, body: Stream.fromIterable(chunks) }))
   )
   const prep = await timed(() => Effect.runPromise(Effect.scoped(prepare(image.bytes, "bench"))))
   const model_ = await timed(() => Effect.runPromise(Effect.flatten(describer.start(describeRequest)).pipe(Logger.withMinimumLogLevel(LogLevel.None))))

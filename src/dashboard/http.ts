@@ -40,7 +40,7 @@ export const withoutSessionCookie = (request: HttpServerRequest.HttpServerReques
  * An `application/x-www-form-urlencoded` body, read up to `maxFormBytes` and within
  * `FORM_TIMEOUT_MS` (as a describe upload is within `UPLOAD_TIMEOUT_MS`).
  */
-export const readForm = Effect.gen(function* () {
+export const readDashboardForm = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   const { formTimeout } = yield* AppConfig
   if (Number(request.headers["content-length"] ?? 0) > maxFormBytes) return yield* new FormUnreadable({ reason: "tooLarge" })

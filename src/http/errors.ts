@@ -30,13 +30,13 @@ const tokensResponses: Responses<ApiKeyError> = {
   AccountNotFound: () => [404, "User not found"]
 }
 
-export const tokensError = respond(tokensResponses)
+export const tokensErrorResponse = respond(tokensResponses)
 
 /** The status and message of a `/tokens` failure (for the OpenAPI document). */
-export const tokensFailure = lookup(tokensResponses)
+export const tokensStatusAndMessage = lookup(tokensResponses)
 
 /** §7.1, `POST /api/describe`, from the table of its checks; an answer given unread closes the connection. */
-export const describeError = (error: DescribeError) => {
+export const describeErrorResponse = (error: DescribeError) => {
   const { closes, message, status } = failedCheck(error)
   return errorResponse(status, message, closes ? { connection: "close" } : undefined)
 }

@@ -43,7 +43,7 @@ type FieldName = keyof typeof caps
  * Reads the form from the body, which the caller has bounded (check 3, http/upload.ts): without a
  * complete, well-framed form it is read to its end, keeping nothing, before `NotMultipart`.
  */
-export const parseDescribeForm = <E>(input: {
+export const parseMultipartForm = <E>(input: {
   readonly contentType: string | undefined
   /** The announced Content-Length, if any: parts are then allocated once, at their final size. */
   readonly contentLength?: number | undefined

@@ -9,7 +9,7 @@ import { type CheckRow, describeChecks, type DescribeErrorOf, type DescribeError
 import { AccountNotFound, ApiKeyInvalid, ApiKeyMalformed, ApiKeyMissing, ApiKeyRevoked, ImageProcessingFailed, ImageTooManyPixels, ImageTooManyScans, ImageUrlFetchFailed, InvalidSchema } from "../domain/errors.ts"
 import type { ApiKeyError, DescribeError } from "../domain/errors.ts"
 import { maxJpegScans as maxScans, maxMegapixels } from "../domain/pixelLimits.ts"
-import { tokensFailure } from "./errors.ts"
+import { tokensStatusAndMessage } from "./errors.ts"
 
 /** One documented failure: an example body's name and summary, its status and message. */
 export interface Failure {
@@ -56,7 +56,7 @@ const keyErrors: ReadonlyArray<ApiKeyError> = [new ApiKeyMissing(), new ApiKeyIn
 /** Every `/tokens` failure (§7.2); a defect answers the generic 500 (http/routes/tokens.ts). */
 export const tokensFailures: ReadonlyArray<Failure> = [
   ...keyErrors.map((error) => {
-    const [status, message] = tokensFailure(error)
+    const [status, message] = tokensStatusAndMessage(error)
     return { name: error._tag, summary: words(error._tag), status, message }
   }),
   { name: "ServerError", summary: "an unexpected failure, logged", status: 500, message: "Server error" }

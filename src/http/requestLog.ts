@@ -8,7 +8,7 @@ import { HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "
 import { Clock, Effect, Metric, Ref } from "effect"
 import { requestIdAnnotation } from "../domain/requestId.ts"
 import { requests, requestSeconds } from "../metrics.ts"
-import { type RequestFacts, RequestNotes } from "../requestNotes.ts"
+import { type RequestFacts, RequestLogFacts } from "../services/RequestFacts.ts"
 
 const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -38,7 +38,7 @@ export const requestLog = HttpMiddleware.make((app) =>
       Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", requestId))
     )
     return yield* app.pipe(
-      Effect.provideService(RequestNotes, notes),
+      Effect.provideService(RequestLogFacts, notes),
       Effect.onInterrupt(() => line(499)),
       Effect.tap((response) => line(response.status)),
       Effect.annotateLogs(requestIdAnnotation, requestId)

@@ -12,7 +12,7 @@ import { NotMultipart, RequestTooLarge, UploadBudgetTimedOut, UploadTimedOut } f
 import { limits } from "../domain/limits.ts"
 import { releaseNow } from "../services/memory.ts"
 import { UploadBudget, type UploadHold } from "../services/UploadBudget.ts"
-import { parseDescribeForm } from "./multipart.ts"
+import { parseMultipartForm } from "./multipart.ts"
 
 /** The announced Content-Length, when it is a length. */
 const contentLengthOf = (request: HttpServerRequest.HttpServerRequest): number | undefined => {
@@ -25,13 +25,13 @@ const contentLengthOf = (request: HttpServerRequest.HttpServerRequest): number |
  * and reads no further. It comes before the form's (§4.1: 3 before 4), so a body that is not a
  * form, or a broken one, is still counted to its end (without keeping it) before `NotMultipart`.
  */
-export const readDescribeForm = <E>(input: {
+export const parseFormWithinBodyLimit = <E>(input: {
   readonly contentType: string | undefined
   /** The announced Content-Length, if any: parts are then allocated once, at their final size. */
   readonly contentLength?: number | undefined
   readonly body: Stream.Stream<Uint8Array, E>
 }): Effect.Effect<DescribeForm, RequestTooLarge | NotMultipart | E> =>
-  parseDescribeForm({
+  parseMultipartForm({
     ...input,
     // A count per run of the stream, checked a batch of chunks at a time: an effect per chunk
     // cost 3 ms more on a 10 MB form in 64 KiB chunks (17 ms before).
@@ -65,7 +65,7 @@ const wholeBody = (request: HttpServerRequest.HttpServerRequest, source: Request
  * which has no bound but check 3's count, is streamed and takes its bytes as they arrive, within
  * the deadline.
  */
-const readForm = (request: HttpServerRequest.HttpServerRequest, contentLength: number | undefined, held: UploadHold) =>
+const readFormWithinDeadline = (request: HttpServerRequest.HttpServerRequest, contentLength: number | undefined, held: UploadHold) =>
   Effect.gen(function* () {
     const { uploadTimeout } = yield* AppConfig
     const source = request.source
@@ -79,7 +79,7 @@ const readForm = (request: HttpServerRequest.HttpServerRequest, contentLength: n
       const body = whole !== undefined
         ? Stream.make(yield* wholeBody(request, whole.source))
         : Stream.tap(request.stream, (chunk) => held.take(chunk.length))
-      return yield* readDescribeForm({ contentType: request.headers["content-type"], contentLength, body })
+      return yield* parseFormWithinBodyLimit({ contentType: request.headers["content-type"], contentLength, body })
     }).pipe(
       // The body stopped being readable (the client went away mid-upload).
       Effect.catchTag("RequestError", () => new NotMultipart()),
@@ -91,12 +91,12 @@ const readForm = (request: HttpServerRequest.HttpServerRequest, contentLength: n
  * The form of `request`, sent by `accountId`, whose share of the upload budget it holds. Check 3
  * from the announced length comes before a byte is read or held.
  */
-export const readUpload = (request: HttpServerRequest.HttpServerRequest, accountId: string) =>
+export const readDescribeUpload = (request: HttpServerRequest.HttpServerRequest, accountId: string) =>
   Effect.gen(function* () {
     const contentLength = contentLengthOf(request)
     if (contentLength !== undefined && contentLength > limits.bodyBytes) {
       return yield* new RequestTooLarge({ announced: true })
     }
     const held = yield* Effect.flatMap(UploadBudget, (budget) => budget.hold(accountId))
-    return yield* readForm(request, contentLength, held)
+    return yield* readFormWithinDeadline(request, contentLength, held)
   })

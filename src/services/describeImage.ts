@@ -12,7 +12,7 @@ import type { DescribeError, DescriberError } from "../domain/errors.ts"
 import { ImageUrlRefused, InvalidSchema, NoFileUploaded } from "../domain/errors.ts"
 import { parseSchemaFields, schemaRule } from "../domain/schemaFields.ts"
 import { imageBytesIn, imageSeconds, modelErrors, modelSeconds } from "../metrics.ts"
-import { note } from "../requestNotes.ts"
+import { addToRequestLog } from "./RequestFacts.ts"
 import { Credits, type Outcome } from "./Credits.ts"
 import { Describer, type DescriberKind } from "./Describer.ts"
 import { ImageFetcher } from "./ImageFetcher.ts"
@@ -70,7 +70,7 @@ const prepare = <E extends DescribeError, R>(form: Effect.Effect<DescribeForm, E
   Effect.scoped(Effect.gen(function* () {
     const { source, request, schemaGiven } = yield* Effect.flatMap(form, checkForm)
     const upload = yield* imageBytes(source)
-    yield* note({ imageBytes: upload.size })
+    yield* addToRequestLog({ imageBytes: upload.size })
     yield* Metric.incrementBy(imageBytesIn, upload.size)
     const image = yield* Effect.flatMap(Images, (images) => images.prepare(upload.bytes, accountId)).pipe(
       Metric.trackDurationWith(imageSeconds, Duration.toSeconds),
@@ -99,7 +99,7 @@ const describeUpload = <E extends DescribeError, R>(form: Effect.Effect<Describe
     const [generated, result] = yield* Effect.timed(generation).pipe(countModelError)
     const elapsed = Duration.sum(started, generated)
     yield* Metric.update(modelSeconds, Duration.toSeconds(elapsed))
-    yield* note({ modelLatencyMs: Math.round(Duration.toMillis(elapsed)) })
+    yield* addToRequestLog({ modelLatencyMs: Math.round(Duration.toMillis(elapsed)) })
     return {
       entries: describeResultEntries(fields, result, schemaGiven),
       language: describer.writtenLanguage(language),
@@ -138,5 +138,5 @@ export const describeImage = <E extends DescribeError, R, R2 = never>(caller: {
       accountId: caller.accountId,
       keyId: caller.keyId,
       outcome: outcomeOf,
-      onSettled: (creditsAfter) => note({ creditsAfter })
+      onSettled: (creditsAfter) => addToRequestLog({ creditsAfter })
     }, describeUpload(caller.form, caller.accountId).pipe(Effect.tap((described) => caller.onDescribed?.(described) ?? Effect.void))))

@@ -7,7 +7,7 @@ import { pglite } from "../support/database.ts"
 import { accountOf, baseUrl, csrfOf, grant, onPage, signedUp } from "../support/dashboard.ts"
 import type { Visitor } from "../support/dashboard.ts"
 import { formData, jpeg } from "../support/describe.ts"
-import type { DescribeForm } from "../support/describe.ts"
+import type { DescribeFields } from "../support/describe.ts"
 import { serverWith } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
 import { AccountId } from "../../src/domain/ids.ts"
@@ -17,7 +17,7 @@ const quiet = Logger.minimumLogLevel(LogLevel.Warning)
 /** The form's action, with the token a page put in it. */
 const actionOf = (page: string) => /action="(\/dashboard\/try\?csrf=[^"]+)"/.exec(page)?.[1]?.replaceAll("&amp;", "&") ?? ""
 
-const tryImage = (browser: Visitor, form: DescribeForm, action?: string) =>
+const tryImage = (browser: Visitor, form: DescribeFields, action?: string) =>
   Effect.gen(function* () {
     const page = yield* browser.get("/dashboard/try")
     return yield* browser.postBody(action ?? actionOf(page.body), formData(form))

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest"
 import type { ApiKeyError } from "../../src/domain/errors.ts"
 import { AccountNotFound, ApiKeyInvalid, ApiKeyMalformed, ApiKeyMissing, ApiKeyRevoked } from "../../src/domain/errors.ts"
 import { failedCheck } from "../../src/domain/describeChecks.ts"
-import { tokensFailure } from "../../src/http/errors.ts"
+import { tokensStatusAndMessage } from "../../src/http/errors.ts"
 import { type Cases, everyDescribeFailure } from "../support/describeFailures.ts"
 
 const tokensCases: Cases<ApiKeyError> = {
@@ -56,7 +56,7 @@ describe("docs/api.md", () => {
 
   it("lists every error of GET /api/tokens, with its status, exactly as the service answers it", () => {
     const documented = documentedErrors(doc, "### Errors of GET /api/tokens")
-    const answered = new Set([...all(tokensCases).map((error) => row(tokensFailure(error))), tokensDefect])
+    const answered = new Set([...all(tokensCases).map((error) => row(tokensStatusAndMessage(error))), tokensDefect])
     expect([...answered].filter((message) => !documented.includes(message))).toEqual([])
     expect(documented.filter((message) => !answered.has(message))).toEqual([])
   })

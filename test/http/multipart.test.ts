@@ -2,7 +2,7 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { Context, Data, Deferred, Effect, Exit, FastCheck as fc, Fiber, Layer, Stream } from "effect"
 import { limits } from "../../src/domain/limits.ts"
 import type { DescribeForm, FormFile } from "../../src/domain/describeForm.ts"
-import { readDescribeForm } from "../../src/http/upload.ts"
+import { parseFormWithinBodyLimit } from "../../src/http/upload.ts"
 import { clientStyles } from "../support/clientForms.ts"
 import { formOf, formText } from "../support/describeForm.ts"
 import {
@@ -34,7 +34,7 @@ const read = (
   body: Uint8Array,
   options: { readonly cuts?: ReadonlyArray<number>; readonly contentType?: string | undefined } = {}
 ) =>
-  readDescribeForm({
+  parseFormWithinBodyLimit({
     contentType: "contentType" in options ? options.contentType : contentType,
     body: Stream.fromIterable(cut(body, options.cuts))
   })
@@ -87,7 +87,7 @@ const largeImageBody = multipartBody(B, [
 
 class BodyBroke extends Data.TaggedError("BodyBroke") {}
 
-describe("readDescribeForm", () => {
+describe("parseFormWithinBodyLimit", () => {
   it.effect("reads the image and every text field, values exact", () =>
     Effect.gen(function* () {
       expect(yield* read(multipartBody(B, fullForm))).toEqual(fullFormResult)
@@ -286,7 +286,7 @@ describe("readDescribeForm", () => {
         for (const type of [contentType, "application/json", undefined]) {
           let pulls = 0
           const endless = Stream.repeatEffect(Effect.sync(() => (pulls++, new Uint8Array(MB))))
-          expect(yield* outcome(readDescribeForm({ contentType: type, body: endless }))).toBe("RequestTooLarge")
+          expect(yield* outcome(parseFormWithinBodyLimit({ contentType: type, body: endless }))).toBe("RequestTooLarge")
           expect(pulls).toBe(12) // 11 MB is not over the limit; the 12th pushes it over
         }
       }))
@@ -328,7 +328,7 @@ describe("readDescribeForm", () => {
         const image = pattern(5 * MB, 3)
         const body = multipartBody(B, [{ name: "keywords", data: "k" }, { name: "image", data: image }])
         const cuts = slices(body, 64 * KiB)
-        const sized = yield* readDescribeForm({ contentType, contentLength: body.length, body: Stream.fromIterable(cut(body, cuts)) })
+        const sized = yield* parseFormWithinBodyLimit({ contentType, contentLength: body.length, body: Stream.fromIterable(cut(body, cuts)) })
         expect(Buffer.from(sized.image?.bytes ?? []).equals(image)).toBe(true)
         // What the body had left when the image part began, at most one chunk more than the image.
         expect(sized.image?.bytes.buffer.byteLength).toBeLessThanOrEqual(image.length + 64 * KiB)
@@ -356,7 +356,7 @@ describe("readDescribeForm", () => {
         const image = pattern(300 * KiB)
         const body = multipartBody(B, [{ name: "image", data: image }])
         for (const contentLength of [0, 10, body.length - 1]) {
-          const result = yield* readDescribeForm({ contentType, contentLength, body: Stream.fromIterable(cut(body, slices(body, 8 * KiB))) })
+          const result = yield* parseFormWithinBodyLimit({ contentType, contentLength, body: Stream.fromIterable(cut(body, slices(body, 8 * KiB))) })
           expect(Buffer.from(result.image?.bytes ?? []).equals(image)).toBe(true)
         }
       }))
@@ -410,7 +410,7 @@ describe("readDescribeForm", () => {
         const body = Stream.make(bytesOf(partHead(B, { name: "image" }))).pipe(
           Stream.concat(Stream.fail(new BodyBroke()))
         )
-        const error = yield* Effect.flip(readDescribeForm({ contentType, body }))
+        const error = yield* Effect.flip(parseFormWithinBodyLimit({ contentType, body }))
         expect(error).toBeInstanceOf(BodyBroke)
       }))
 
@@ -423,7 +423,7 @@ describe("readDescribeForm", () => {
           Stream.concat(Stream.never),
           Stream.ensuring(Deferred.succeed(released, undefined))
         )
-        const fiber = yield* Effect.fork(readDescribeForm({ contentType, body }))
+        const fiber = yield* Effect.fork(parseFormWithinBodyLimit({ contentType, body }))
         yield* Deferred.await(started)
         const exit = yield* Fiber.interrupt(fiber)
         expect(Exit.isInterrupted(exit)).toBe(true)
@@ -434,7 +434,7 @@ describe("readDescribeForm", () => {
       Effect.gen(function* () {
         const released = yield* Deferred.make<void>()
         const body = Stream.repeatValue(new Uint8Array(MB)).pipe(Stream.ensuring(Deferred.succeed(released, undefined)))
-        expect(yield* outcome(readDescribeForm({ contentType, body }))).toBe("RequestTooLarge")
+        expect(yield* outcome(parseFormWithinBodyLimit({ contentType, body }))).toBe("RequestTooLarge")
         expect(yield* Deferred.isDone(released)).toBe(true)
       }))
   })
@@ -554,7 +554,7 @@ describe("readDescribeForm", () => {
   })
 })
 
-// ---- Over a real socket: Bun's HTTP server streams the request body into readDescribeForm.
+// ---- Over a real socket: Bun's HTTP server streams the request body into parseFormWithinBodyLimit.
 
 class BodyFailed extends Data.TaggedError("BodyFailed")<{ readonly cause: unknown }> {}
 
@@ -585,7 +585,7 @@ const FormServerLive = Layer.scoped(
     const answer = async (request: Request): Promise<Response> => {
       const body = request.body
       const exit = await Effect.runPromiseExit(
-        readDescribeForm({
+        parseFormWithinBodyLimit({
           contentType: request.headers.get("content-type") ?? undefined,
           body: body === null
             ? Stream.empty
@@ -636,7 +636,7 @@ const withContentType = { "content-type": contentType }
 const piecesOf = (body: Uint8Array, size: number) => cut(body, slices(body, size))
 const asSummary = (result: DescribeForm) => JSON.parse(JSON.stringify(summarize(result))) as unknown
 
-layer(FormServerLive, { excludeTestServices: true })("readDescribeForm over a real socket", (it) => {
+layer(FormServerLive, { excludeTestServices: true })("parseFormWithinBodyLimit over a real socket", (it) => {
   it.effect("a normal form, chunked at awkward places: values exact", () =>
     Effect.gen(function* () {
       const body = multipartBody(B, fullForm)

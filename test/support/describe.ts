@@ -14,7 +14,7 @@ export const png = new Uint8Array(
   await sharp({ create: { width: 40, height: 40, channels: 4, background: { r: 0, g: 0, b: 255, alpha: 0.5 } } }).png().toBuffer()
 )
 
-export interface DescribeForm {
+export interface DescribeFields {
   readonly image?: Uint8Array | string
   readonly imageUrl?: string
   readonly schema?: string
@@ -23,7 +23,7 @@ export interface DescribeForm {
   readonly language?: string
 }
 
-export const formData = (form: DescribeForm) => {
+export const formData = (form: DescribeFields) => {
   const data = new FormData()
   // The file name and part type are irrelevant (§4.1): send a misleading pair on purpose.
   if (form.image !== undefined) data.append("image", new Blob([form.image], { type: "application/octet-stream" }), "upload.txt")
@@ -34,7 +34,7 @@ export const formData = (form: DescribeForm) => {
   return data
 }
 
-const sendDescribe = (form: DescribeForm, key?: string) =>
+const sendDescribe = (form: DescribeFields, key?: string) =>
   Effect.flatMap(HttpClient.HttpClient, (client) =>
     client.execute(
       HttpClientRequest.post("/api/describe").pipe(
@@ -44,10 +44,10 @@ const sendDescribe = (form: DescribeForm, key?: string) =>
     ))
 
 /** Posts a form through a real HTTP client; what the client sees. */
-export const postDescribe = (form: DescribeForm, key?: string) => sendDescribe(form, key).pipe(Effect.flatMap(seen), Effect.orDie)
+export const postDescribe = (form: DescribeFields, key?: string) => sendDescribe(form, key).pipe(Effect.flatMap(seen), Effect.orDie)
 
 /** Like `postDescribe`, with the headers that say what wrote the answer, in which language. */
-export const postDescribeLabelled = (form: DescribeForm, key?: string) =>
+export const postDescribeLabelled = (form: DescribeFields, key?: string) =>
   sendDescribe(form, key).pipe(
     Effect.flatMap((response) =>
       Effect.map(seen(response), (answer) => ({

@@ -9,7 +9,7 @@ import { ServicesLive } from "../../src/app.ts"
 import { AppConfig } from "../../src/config.ts"
 import * as Database from "../../src/db/Database.ts"
 import { freshPostgresUrl } from "./database.ts"
-import { customer, type DescribeForm, formData } from "./describe.ts"
+import { customer, type DescribeFields, formData } from "./describe.ts"
 import { type Env, tempDataDir } from "./process.ts"
 
 /** Keys made by the test verify in the service: both sign with this. */
@@ -128,7 +128,7 @@ export interface RawUpload {
 }
 
 /** `POST /api/describe` with a form, as an HTTP client builds it. */
-export const describeAt = (url: string, key: string, form: DescribeForm, timeout: Duration.DurationInput = "30 seconds") =>
+export const describeAt = (url: string, key: string, form: DescribeFields, timeout: Duration.DurationInput = "30 seconds") =>
   exchange(`${url}/api/describe`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: formData(form) }, timeout)
 
 /** `POST /api/describe` with a body made by hand. */

@@ -4,7 +4,7 @@ import { Effect, Option } from "effect"
 import type { DashboardUser } from "../../domain/models.ts"
 import { Sessions } from "../../services/Sessions.ts"
 import { Users } from "../../services/Users.ts"
-import { clientAddress, cookies, htmlPage, queryParam, readForm, seeOther, withoutSessionCookie, withSessionCookie } from "../http.ts"
+import { clientAddress, cookies, htmlPage, queryParam, readDashboardForm, seeOther, withoutSessionCookie, withSessionCookie } from "../http.ts"
 import type { PasswordResetInvalid } from "../../domain/dashboard.ts"
 import {
   invitationInvalidPage, invitationPage, loginPage, passwordResetInvalidPage, passwordResetPage, signupPage
@@ -40,7 +40,7 @@ export const loginForm = Effect.gen(function* () {
 })
 
 export const logIn = Effect.gen(function* () {
-  const form = yield* readForm
+  const form = yield* readDashboardForm
   yield* checkAnonymousCsrf(form.get("csrf"))
   const email = form.get("email") ?? ""
   const address = yield* clientAddress
@@ -65,7 +65,7 @@ const showSignup = (status: number, view: { readonly name?: string; readonly ema
 export const signupForm = showSignup(200, {})
 
 export const signUp = Effect.gen(function* () {
-  const form = yield* readForm
+  const form = yield* readDashboardForm
   yield* checkAnonymousCsrf(form.get("csrf"))
   const entered = { name: form.get("name") ?? "", email: form.get("email") ?? "" }
   const address = yield* clientAddress
@@ -91,7 +91,7 @@ export const invitationForm = Effect.gen(function* () {
 }).pipe(Effect.catchTag("InvitationInvalid", () => Effect.succeed(htmlPage(invitationInvalidPage(), 404))))
 
 export const acceptInvitation = Effect.gen(function* () {
-  const form = yield* readForm
+  const form = yield* readDashboardForm
   yield* checkAnonymousCsrf(form.get("csrf"))
   const token = form.get("token") ?? ""
   const users = yield* Users
@@ -124,7 +124,7 @@ export const passwordResetForm = Effect.gen(function* () {
  * (README, Dashboard): whoever holds the link has just proved as much as a log-in would.
  */
 export const resetPassword = Effect.gen(function* () {
-  const form = yield* readForm
+  const form = yield* readDashboardForm
   yield* checkAnonymousCsrf(form.get("csrf"))
   const token = form.get("token") ?? ""
   const users = yield* Users
@@ -145,7 +145,7 @@ export const resetPassword = Effect.gen(function* () {
 export const logOut = withSession(
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
-    yield* checkSessionCsrf((yield* readForm).get("csrf"))
+    yield* checkSessionCsrf((yield* readDashboardForm).get("csrf"))
     yield* Effect.flatMap(Sessions, (sessions) => sessions.end(request.cookies[cookies.session]))
     return seeOther(`${paths.login}?done=logged-out`).pipe(withoutSessionCookie(request))
   })

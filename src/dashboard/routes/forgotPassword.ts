@@ -7,7 +7,7 @@ import { Effect, Option } from "effect"
 import { AppConfig } from "../../config.ts"
 import { Mailer } from "../../services/Mailer.ts"
 import { Users } from "../../services/Users.ts"
-import { clientAddress, htmlPage, readForm } from "../http.ts"
+import { clientAddress, htmlPage, readDashboardForm } from "../http.ts"
 import { forgotPasswordPage } from "../pages/auth.ts"
 import type { ForgotPasswordView } from "../pages/auth.ts"
 import { paths } from "../pages/layout.ts"
@@ -41,7 +41,7 @@ Choosing one logs you out everywhere else. If you did not ask, ignore this e-mai
  * address or the link.
  */
 export const requestPasswordReset = Effect.gen(function* () {
-  const form = yield* readForm
+  const form = yield* readDashboardForm
   yield* checkAnonymousCsrf(form.get("csrf"))
   const mailer = yield* Mailer
   if (!mailer.enabled) return yield* show(200, {})

@@ -9,7 +9,7 @@ import { AppConfig } from "../../config.ts"
 import { keyExpiryUsed, keyNameUsed } from "../../domain/keyForm.ts"
 import { ApiKeys } from "../../services/ApiKeys.ts"
 import { KeyFlash } from "../../services/KeyFlash.ts"
-import { cookies, htmlPage, queryParam, readForm, seeOther } from "../http.ts"
+import { cookies, htmlPage, queryParam, readDashboardForm, seeOther } from "../http.ts"
 import { notFoundPage } from "../pages/errors.ts"
 import { deleteKeyPage, keysPage } from "../pages/keys.ts"
 import type { KeysView } from "../pages/keys.ts"
@@ -44,7 +44,7 @@ export const listKeys = withSession(Effect.flatMap(queryParam("done"), (done) =>
 
 export const createKey = withSession(
   Effect.gen(function* () {
-    const form = yield* readForm
+    const form = yield* readDashboardForm
     yield* checkSessionCsrf(form.get("csrf"))
     const entered = {
       name: form.get("name") ?? undefined,
@@ -81,7 +81,7 @@ export const confirmDelete = withSession(
 /** Revokes at once (spec §5): the API reads the key's row on every request. */
 export const deleteKey = withSession(
   Effect.gen(function* () {
-    yield* checkSessionCsrf((yield* readForm).get("csrf"))
+    yield* checkSessionCsrf((yield* readDashboardForm).get("csrf"))
     const key = yield* ownKey
     if (key === undefined) return yield* notFound
     yield* Effect.flatMap(ApiKeys, (keys) => keys.remove(key.id)).pipe(Effect.catchTag("KeyNotFound", () => Effect.void))

@@ -1,7 +1,7 @@
 /** Changing the password of the logged-in user, from the Overview's Account section (README, Dashboard). */
 import { Effect } from "effect"
 import { Users } from "../../services/Users.ts"
-import { clientAddress, htmlPage, readForm, seeOther } from "../http.ts"
+import { clientAddress, htmlPage, readDashboardForm, seeOther } from "../http.ts"
 import { changePasswordPage } from "../pages/account.ts"
 import type { Problem } from "../pages/components.ts"
 import { paths } from "../pages/layout.ts"
@@ -15,7 +15,7 @@ export const passwordForm = withSession(showForm(200))
 
 export const changePassword = withSession(
   Effect.gen(function* () {
-    const form = yield* readForm
+    const form = yield* readDashboardForm
     yield* checkSessionCsrf(form.get("csrf"))
     const { session } = yield* CurrentSession
     const address = yield* clientAddress

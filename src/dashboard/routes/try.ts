@@ -8,7 +8,7 @@ import { AppConfig } from "../../config.ts"
 import { failedCheck } from "../../domain/describeChecks.ts"
 import { currentRequestId } from "../../domain/requestId.ts"
 import { withoutIdleTimeout } from "../../http/connections.ts"
-import { readUpload } from "../../http/upload.ts"
+import { readDescribeUpload } from "../../http/upload.ts"
 import { Accounts } from "../../services/Accounts.ts"
 import { Describer } from "../../services/Describer.ts"
 import { describeImage } from "../../services/describeImage.ts"
@@ -52,7 +52,7 @@ export const tryDescribe = withSession(
     // What was typed is kept to fill the form again, whatever the answer (README "Dashboard").
     const typed = yield* Ref.make<TryFields>({})
     // The API's upload reader, then this page's reading of the form's blank fields.
-    const form = readUpload(request, account.id).pipe(
+    const form = readDescribeUpload(request, account.id).pipe(
       Effect.map(blankFieldsAbsent),
       Effect.tap((fields) => Ref.set(typed, typedFields(fields)))
     )

@@ -1,19 +1,19 @@
 /**
  * `POST /api/describe` (spec §4.1): check 1 here, then the describe use case
  * (services/describeImage.ts) on the upload read at the edge (upload.ts); each failure is a typed
- * error that `describeError` answers from the table of checks (domain/describeChecks.ts).
+ * error that `describeErrorResponse` answers from the table of checks (domain/describeChecks.ts).
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { describeKeyError } from "../../domain/describeChecks.ts"
 import type { StoredAnswer } from "../../domain/idempotency.ts"
-import { note } from "../../requestNotes.ts"
+import { addToRequestLog } from "../../services/RequestFacts.ts"
 import { ApiKeys } from "../../services/ApiKeys.ts"
 import { describeImage } from "../../services/describeImage.ts"
 import { describedAnswer, describeOnce } from "../../services/describeOnce.ts"
 import { withoutIdleTimeout } from "../connections.ts"
-import { describeError, unexpected } from "../errors.ts"
-import { readUpload } from "../upload.ts"
+import { describeErrorResponse, unexpected } from "../errors.ts"
+import { readDescribeUpload } from "../upload.ts"
 
 /** Check 1: every rejection but a missing header is the same 401 on this endpoint (§7.1). */
 const authenticate = (authorization: string | undefined) =>
@@ -34,14 +34,14 @@ const resultResponse = ({ answer, replayed }: { readonly answer: StoredAnswer; r
 export const describe = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   const { account, key } = yield* authenticate(request.headers.authorization)
-  const caller = { accountId: account.id, keyId: key.id, form: readUpload(request, account.id) }
+  const caller = { accountId: account.id, keyId: key.id, form: readDescribeUpload(request, account.id) }
   const idempotencyKey = request.headers["idempotency-key"]
   const answer = yield* (idempotencyKey === undefined
     ? Effect.map(describeImage(caller), (described) => ({ answer: describedAnswer(described), replayed: false }))
     : describeOnce({ ...caller, idempotencyKey })).pipe(withoutIdleTimeout(request))
   return resultResponse(answer)
 }).pipe(
-  Effect.catchAll((error) => note({ errorKind: error._tag }).pipe(Effect.as(describeError(error)))),
+  Effect.catchAll((error) => addToRequestLog({ errorKind: error._tag }).pipe(Effect.as(describeErrorResponse(error)))),
   Effect.catchAllCause(unexpected("Internal Server Error")),
   Effect.withSpan("POST /api/describe")
 )

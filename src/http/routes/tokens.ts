@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { accountStatus } from "../../domain/accountStatus.ts"
 import { Accounts } from "../../services/Accounts.ts"
 import { ApiKeys } from "../../services/ApiKeys.ts"
-import { tokensError, unexpected } from "../errors.ts"
+import { tokensErrorResponse, unexpected } from "../errors.ts"
 
 export const tokens = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
@@ -12,7 +12,7 @@ export const tokens = Effect.gen(function* () {
   const subscription = yield* Accounts.pipe(Effect.flatMap((accounts) => accounts.subscription(account.id)))
   return HttpServerResponse.unsafeJson(accountStatus(account, key, subscription))
 }).pipe(
-  Effect.catchAll((error) => Effect.succeed(tokensError(error))),
+  Effect.catchAll((error) => Effect.succeed(tokensErrorResponse(error))),
   Effect.catchAllCause(unexpected("Server error")),
   Effect.withSpan("GET /api/tokens")
 )

@@ -1,6 +1,6 @@
 /**
  * Facts a request's work adds to its log line (http/requestLog.ts writes the line): apart from
- * HTTP, so the describe use case can note them whoever calls it.
+ * HTTP, so the describe use case can add them whoever calls it.
  */
 import { Context, Effect, Option, Ref } from "effect"
 
@@ -12,10 +12,10 @@ export interface RequestFacts {
 }
 
 /** What the route has noted about the request so far. */
-export class RequestNotes extends Context.Tag("RequestNotes")<RequestNotes, Ref.Ref<RequestFacts>>() {}
+export class RequestLogFacts extends Context.Tag("RequestLogFacts")<RequestLogFacts, Ref.Ref<RequestFacts>>() {}
 
 /** Adds facts to the request's log line; does nothing outside a request. */
-export const note = (facts: RequestFacts) =>
-  Effect.serviceOption(RequestNotes).pipe(
+export const addToRequestLog = (facts: RequestFacts) =>
+  Effect.serviceOption(RequestLogFacts).pipe(
     Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: (notes) => Ref.update(notes, (all) => ({ ...all, ...facts })) }))
   )
