@@ -1,12 +1,11 @@
 /** The one place the application is composed: configuration, database, services, server. */
 import { Effect, Layer } from "effect"
-import { AppConfig, logSummary } from "./config.ts"
+import { logSummary } from "./config/Settings.ts"
 import * as Database from "./db/Database.ts"
 import { ServerLive } from "./http/server.ts"
 import { Accounts } from "./services/Accounts.ts"
 import { ApiKeys } from "./services/ApiKeys.ts"
 import { Credits } from "./services/Credits.ts"
-import { DashboardConfig } from "./services/DashboardConfig.ts"
 import { Describer } from "./services/Describer.ts"
 import * as DescriberLive from "./services/DescriberLive.ts"
 import { Idempotency } from "./services/Idempotency.ts"
@@ -20,9 +19,9 @@ import { UploadBudget } from "./services/UploadBudget.ts"
 import { UsageReport } from "./services/UsageReport.ts"
 import { Users } from "./services/Users.ts"
 
-/** The services over a database client (the CLI uses these alone). */
+/** The services over a database client (the CLI uses these alone); their settings come from config/Settings.ts. */
 export const ServicesLive = Layer.mergeAll(
-  Accounts.Default, ApiKeys.Default, Users.Default, Sessions.Default, UsageReport.Default, KeyFlash.Default, DashboardConfig.layer, Mailer.layer,
+  Accounts.Default, ApiKeys.Default, Users.Default, Sessions.Default, UsageReport.Default, KeyFlash.Default, Mailer.layer,
   Idempotency.Default
 ).pipe(
   // Sign-ups grant `SIGNUP_CREDITS`.
@@ -31,15 +30,14 @@ export const ServicesLive = Layer.mergeAll(
 )
 
 /**
- * Start-up work, done before the server listens: print the configuration and describer once, and
+ * Start-up work, done before the server listens: print the configuration and describer in one line, and
  * give back the credits held by requests of processes that are gone (a crash, a killed replica),
  * so a restarted service never answers `no credit left` for credits it still holds. Then sweep
  * again every minute, for replicas that die while this one runs.
  */
 const StartUp = Layer.scopedDiscard(
   Effect.gen(function* () {
-    yield* logSummary
-    yield* Effect.logInfo("describer", (yield* Describer).name)
+    yield* logSummary((yield* Describer).name)
     const credits = yield* Credits
     const sweep = credits.releaseAbandoned.pipe(
       Effect.tap((released) =>
@@ -63,5 +61,5 @@ export const AppLive = ServerLive.pipe(
   Layer.provide(Layer.mergeAll(ServicesLive, Images.layer, UploadBudget.layer, ImageFetcher.layer)),
   Layer.provide(Database.layer),
   // The describer first: a production start without a model is refused before the database opens.
-  Layer.provide(Layer.mergeAll(AppConfig.layer, DescriberLive.layer))
+  Layer.provide(DescriberLive.layer)
 )

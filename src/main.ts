@@ -1,11 +1,14 @@
 import { BunRuntime } from "@effect/platform-bun"
 import { Effect, Layer } from "effect"
 import { AppLive } from "./app.ts"
+import * as Settings from "./config/Settings.ts"
 import { LoggingLive } from "./logging.ts"
 import { TracingLive } from "./tracing.ts"
 
 Layer.launch(AppLive).pipe(
   Effect.provide(TracingLive),
   Effect.provide(LoggingLive),
+  // Read once, for everything above: the logger and the tracer too.
+  Effect.provide(Settings.layer),
   BunRuntime.runMain({ disablePrettyLogger: true })
 )

@@ -7,15 +7,14 @@
 import { FetchHttpClient } from "@effect/platform"
 import * as OtlpSerialization from "@effect/opentelemetry/OtlpSerialization"
 import * as OtlpTracer from "@effect/opentelemetry/OtlpTracer"
-import { Config, Effect, Layer, Option } from "effect"
-import { redactUrl } from "./config.ts"
+import { Effect, Layer, Option } from "effect"
+import { ObservabilityConfig } from "./config/ObservabilityConfig.ts"
 
+/** The endpoint and service name are in the start-up summary (config/ObservabilityConfig.ts). */
 export const TracingLive = Layer.unwrapEffect(
   Effect.gen(function* () {
-    const endpoint = yield* Config.option(Config.string("OTEL_EXPORTER_OTLP_ENDPOINT"))
+    const { otlpEndpoint: endpoint, serviceName } = yield* ObservabilityConfig
     if (Option.isNone(endpoint)) return Layer.setTracerEnabled(false)
-    const serviceName = yield* Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault("image-metadata-service"))
-    yield* Effect.logInfo("exporting traces", { endpoint: redactUrl(endpoint.value), serviceName })
     return OtlpTracer.layer({
       url: `${endpoint.value.replace(/\/$/, "")}/v1/traces`,
       resource: { serviceName },

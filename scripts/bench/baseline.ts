@@ -13,11 +13,12 @@
 import { Effect, Either } from "effect"
 import sharp from "sharp"
 import { defaultFields, type ImageFormat } from "../../src/domain/describe.ts"
+import { ModelConfig } from "../../src/config/ModelConfig.ts"
 import * as OpenAiDescriber from "../../src/services/OpenAiDescriber.ts"
 
 const MB = 1024 * 1024
 const key = process.env["BASELINE_KEY"] ?? "baseline-bench-key"
-const describer = OpenAiDescriber.make(Effect.runSync(OpenAiDescriber.config))
+const describer = OpenAiDescriber.make(Effect.runSync(ModelConfig.config))
 
 const error = (status: number, message: string) => Response.json({ error: message }, { status })
 

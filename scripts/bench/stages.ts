@@ -28,6 +28,7 @@ const model = startFakeOpenAi()
 process.env["OPENAI_BASE_URL"] = model.baseUrl
 
 const load = (file: string) => import(path.join(source.root, file))
+type ModelConfigModule = typeof import("../../src/config/ModelConfig.ts")
 const ImagesModule: typeof import("../../src/services/Images.ts") = await load("src/services/Images.ts")
 const OpenAi: typeof import("../../src/services/OpenAiDescriber.ts") = await load("src/services/OpenAiDescriber.ts")
 const domain: typeof import("../../src/domain/describe.ts") = await load("src/domain/describe.ts")
@@ -35,7 +36,11 @@ const domain: typeof import("../../src/domain/describe.ts") = await load("src/do
 const prepare = await Effect.runPromise(
   Effect.map(ImagesModule.Images, (images) => images.prepare).pipe(Effect.provide(ImagesModule.Images.layer))
 )
-const describer = OpenAi.make(Effect.runSync(OpenAi.config))
+// The model's settings: `config/ModelConfig.ts` since the settings were gathered in `src/config`,
+// re-exported by OpenAiDescriber.ts before.
+const legacy = OpenAi as { readonly config?: ModelConfigModule["ModelConfig"]["config"] }
+const modelSettings = legacy.config ?? ((await load("src/config/ModelConfig.ts")) as ModelConfigModule).ModelConfig.config
+const describer = OpenAi.make(Effect.runSync(modelSettings))
 
 const repeats = quick ? 5 : 20
 const timed = async (run: () => Promise<unknown>): Promise<number> => {

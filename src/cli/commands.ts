@@ -4,7 +4,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Schema } from "effect"
-import { AppConfig } from "../config.ts"
+import { AppConfig } from "../config/AppConfig.ts"
 import { emailUsed } from "../domain/credentials.ts"
 import { AccountNotFound, InvalidCommand } from "../domain/errors.ts"
 import { Subscription } from "../domain/models.ts"

@@ -6,7 +6,8 @@
  */
 import { Data, Effect, Option, Redacted } from "effect"
 import * as path from "node:path"
-import { AppConfig, redactUrl } from "../config.ts"
+import { AppConfig } from "../config/AppConfig.ts"
+import { redactUrl } from "../config/redact.ts"
 import * as DatabaseMarker from "../db/DatabaseMarker.ts"
 
 export class CliError extends Data.TaggedError("CliError")<{ readonly message: string }> {}

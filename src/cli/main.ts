@@ -9,7 +9,8 @@ import { BunRuntime } from "@effect/platform-bun"
 import type { SqlClient } from "@effect/sql/SqlClient"
 import { Console, Effect, Either, Layer, Logger, LogLevel, Option, Redacted, Schema } from "effect"
 import { ServicesLive } from "../app.ts"
-import { AppConfig } from "../config.ts"
+import type { AppConfig } from "../config/AppConfig.ts"
+import * as Settings from "../config/Settings.ts"
 import * as DataDirLock from "../db/DataDirLock.ts"
 import * as Database from "../db/Database.ts"
 import { AdminCommand, describeAdminError } from "./adminCommand.ts"
@@ -79,7 +80,7 @@ const program = Effect.gen(function* () {
 
 program.pipe(
   // Inside the handler: a refused configuration is an operator's error too (stdout stays empty).
-  Effect.provide(AppConfig.layer),
+  Effect.provide(Settings.layer),
   Effect.catchAll((error) =>
     Console.error(`error: ${"message" in error ? error.message : String(error)}`).pipe(
       Effect.zipRight(Effect.sync(() => (process.exitCode = 1)))

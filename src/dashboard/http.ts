@@ -1,7 +1,7 @@
 /** The dashboard's HTTP plumbing: pages, redirects, cookies, small forms, security headers. */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
-import { AppConfig } from "../config.ts"
+import { AppConfig } from "../config/AppConfig.ts"
 import { FormUnreadable, maxFormBytes } from "../domain/dashboard.ts"
 import { clientAddressOf } from "../http/clientAddress.ts"
 import { readSmallBody } from "../http/connections.ts"

@@ -7,7 +7,7 @@
 import { Effect, Redacted, Schema } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { redactUrl } from "../config.ts"
+import { redactUrl } from "../config/redact.ts"
 
 export const Marker = Schema.Struct({
   database: Schema.Literal("postgresql"),

@@ -6,7 +6,7 @@
  */
 import { HttpMiddleware } from "@effect/platform"
 import { Context, Effect, Layer, Ref, Schedule } from "effect"
-import { AppConfig } from "../config.ts"
+import { AppConfig } from "../config/AppConfig.ts"
 
 export class Drain extends Context.Tag("Drain")<Drain, {
   readonly inFlight: Ref.Ref<number>

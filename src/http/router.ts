@@ -5,7 +5,7 @@
  */
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Chunk, Effect } from "effect"
-import { AppConfig } from "../config.ts"
+import { AppConfig } from "../config/AppConfig.ts"
 import { favicon } from "../dashboard/assets.ts"
 import { securityHeaders } from "../dashboard/http.ts"
 import { asset, dashboard } from "../dashboard/router.ts"

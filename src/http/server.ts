@@ -6,7 +6,7 @@
 import { HttpMiddleware, HttpServer } from "@effect/platform"
 import { BunHttpServer } from "@effect/platform-bun"
 import { Effect, Layer, Option, Redacted } from "effect"
-import { AppConfig } from "../config.ts"
+import { AppConfig } from "../config/AppConfig.ts"
 import * as DataDirLock from "../db/DataDirLock.ts"
 import { randomToken } from "../services/secrets.ts"
 import { OperatorToken } from "./routes/admin.ts"

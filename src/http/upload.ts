@@ -6,7 +6,7 @@
 import type { HttpServerRequest } from "@effect/platform"
 import { RequestError } from "@effect/platform/HttpServerError"
 import { Effect, Stream } from "effect"
-import { AppConfig } from "../config.ts"
+import { AppConfig } from "../config/AppConfig.ts"
 import type { DescribeForm } from "../domain/describeForm.ts"
 import { NotMultipart, RequestTooLarge, UploadBudgetTimedOut, UploadTimedOut } from "../domain/errors.ts"
 import { limits } from "../domain/limits.ts"

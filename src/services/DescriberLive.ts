@@ -4,22 +4,13 @@
  * no account. In production the offline describer must be asked for: a deployment that forgot its
  * model key would otherwise sell placeholder text as descriptions.
  */
-import { Config, ConfigError, Effect, Either, Layer, Option } from "effect"
+import { ConfigError, Effect, Either, Layer, Option } from "effect"
+import { DescriberConfig, type DescriberChoice, type DescriberSettings, type ModelConfig } from "../config/ModelConfig.ts"
 import type { Describer } from "./Describer.ts"
 import * as OfflineDescriber from "./OfflineDescriber.ts"
-import * as OpenAiConfig from "./openAiConfig.ts"
 import * as OpenAiDescriber from "./OpenAiDescriber.ts"
 
-export type DescriberChoice = "offline" | "openai-compatible"
-
-export interface DescriberSettings {
-  /** `DESCRIBER`, when set. */
-  readonly requested: Option.Option<DescriberChoice>
-  /** `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set. */
-  readonly modelConfigured: boolean
-  /** `NODE_ENV=production` (the Dockerfile sets it). */
-  readonly production: boolean
-}
+export type { DescriberChoice, DescriberSettings }
 
 export const noModelInProduction =
   "No model endpoint is configured: set OPENAI_API_KEY (OpenAI) or OPENAI_BASE_URL (any OpenAI-compatible endpoint). " +
@@ -41,26 +32,15 @@ export const chooseDescriber = (settings: DescriberSettings): Either.Either<Desc
         : Either.right("offline")
   })
 
-const settings: Config.Config<DescriberSettings> = Config.all({
-  // Empty counts as unset (`DESCRIBER: ${DESCRIBER:-}` in compose.yaml).
-  requested: Config.literal("offline", "openai-compatible", "")("DESCRIBER").pipe(
-    Config.option,
-    Config.map(Option.filter((choice): choice is DescriberChoice => choice !== ""))
-  ),
-  modelConfigured: OpenAiConfig.isConfigured,
-  // Any case: `NODE_ENV=Production` is as much a production deployment as `production`.
-  production: Config.string("NODE_ENV").pipe(Config.withDefault(""), Config.map((env) => env.trim().toLowerCase() === "production"))
-})
-
 /** Said once, as loudly as the logger can, so nobody mistakes its text for descriptions. */
 const offlineWarning = Effect.logWarning(
   "OFFLINE DESCRIBER: no AI model is configured, so /describe answers with placeholder text made from each image's " +
     "shape, colours and brightness (X-Describer: offline). Set OPENAI_API_KEY or OPENAI_BASE_URL to describe images."
 )
 
-export const layer: Layer.Layer<Describer, ConfigError.ConfigError> = Layer.unwrapEffect(
+export const layer: Layer.Layer<Describer, ConfigError.ConfigError, DescriberConfig | ModelConfig> = Layer.unwrapEffect(
   Effect.gen(function* () {
-    const choice = chooseDescriber(yield* settings)
+    const choice = chooseDescriber(yield* DescriberConfig)
     if (Either.isLeft(choice)) return yield* Effect.fail(ConfigError.MissingData(["OPENAI_API_KEY"], choice.left))
     return choice.right === "openai-compatible"
       ? OpenAiDescriber.layer

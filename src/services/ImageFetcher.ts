@@ -7,41 +7,20 @@
  * The fetched bytes are not held from the upload budget (UploadBudget.ts): they are bounded by the
  * 10 MB cap and live only until the image is prepared, as an uploaded image part does.
  */
-import { Config, ConfigError, Context, Duration, Effect, Either, Layer } from "effect"
+import { Context, Duration, Effect, Layer } from "effect"
+import { type ImageFetcherSettings, ImageUrlConfig } from "../config/ImageUrlConfig.ts"
 import { ImageTooLarge, ImageUrlFetchFailed, ImageUrlRefused } from "../domain/errors.ts"
-import { type AllowList, mayConnect, parseAddress, parseAllowList } from "../domain/publicAddress.ts"
+import { type AllowList, mayConnect, parseAddress } from "../domain/publicAddress.ts"
 import { HostResolver, type ResolvedAddress } from "./HostResolver.ts"
 import { getHop } from "./imageUrlGet.ts"
 
-export interface ImageFetcherSettings {
-  /** Hosts and ranges reachable beyond public addresses (`IMAGE_URL_ALLOW`). */
-  readonly allow: AllowList
-  /** For the whole fetch: every connection, redirect and byte (`IMAGE_URL_TIMEOUT_MS`). */
-  readonly timeout: Duration.Duration
-}
+export type { ImageFetcherSettings }
 
 export interface ImageFetcherShape {
   readonly fetch: (url: string) => Effect.Effect<Uint8Array, ImageUrlRefused | ImageUrlFetchFailed | ImageTooLarge>
 }
 
 const maxRedirects = 3
-
-export const imageFetcherConfig = Config.all({
-  allow: Config.string("IMAGE_URL_ALLOW").pipe(
-    Config.withDefault(""),
-    Config.mapOrFail((text) => {
-      const { allow, invalid } = parseAllowList(text)
-      return invalid.length === 0
-        ? Either.right(allow)
-        : Either.left(ConfigError.InvalidData([], `not a host name, address or CIDR range: ${invalid.join(", ")}`))
-    })
-  ),
-  timeout: Config.integer("IMAGE_URL_TIMEOUT_MS").pipe(
-    Config.withDefault(10_000),
-    Config.validate({ message: "IMAGE_URL_TIMEOUT_MS must be at least 1", validation: (ms) => ms >= 1 }),
-    Config.map(Duration.millis)
-  )
-})
 
 /** `text` as an http or https URL, or the refusal. */
 const httpUrl = (text: string, base?: URL): Effect.Effect<URL, ImageUrlRefused> => {
@@ -87,14 +66,14 @@ export const fetchImage = (settings: ImageFetcherSettings, text: string) =>
 const make = (settings: ImageFetcherSettings): ImageFetcherShape => ({ fetch: (url) => fetchImage(settings, url) })
 
 /**
- * A reference: its default reads the settings as it fetches, so every layer of services can
- * describe by URL; the application provides `layer`, which checks them once at start-up.
+ * A reference: its default reads the settings (config/ImageUrlConfig.ts) as it fetches, so every
+ * layer of services can describe by URL; the application provides `layer`, from the settings read at start-up.
  */
 export class ImageFetcher extends Context.Reference<ImageFetcher>()("ImageFetcher", {
   defaultValue: (): ImageFetcherShape => ({
-    fetch: (url) => Effect.flatMap(Effect.orDie(imageFetcherConfig), (settings) => fetchImage(settings, url))
+    fetch: (url) => Effect.flatMap(Effect.orDie(ImageUrlConfig.config), (settings) => fetchImage(settings, url))
   })
 }) {
   static readonly make = make
-  static readonly layer = Layer.effect(ImageFetcher, Effect.map(imageFetcherConfig, make))
+  static readonly layer = Layer.effect(ImageFetcher, Effect.map(ImageUrlConfig, make))
 }

@@ -4,7 +4,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Context, Deferred, Effect, Layer, Option, Schedule } from "effect"
-import { AppConfig } from "../config.ts"
+import { AppConfig } from "../config/AppConfig.ts"
 
 export class Instance extends Context.Tag("Instance")<Instance, {
   readonly id: string

@@ -2,12 +2,11 @@
  * The describer for any OpenAI-compatible chat-completions endpoint (OpenAI, Azure OpenAI, Ollama,
  * vLLM, LM Studio, OpenRouter, Gemini...): one request per describe holding the prompt and the
  * image, a strict JSON answer, retries within one deadline. Recipes: `docs/model-endpoints.md`.
- * The settings are in `openAiConfig.ts`, the exchange with the endpoint in `openAiCompletion.ts`;
+ * The settings are in `config/ModelConfig.ts`, the exchange with the endpoint in `openAiCompletion.ts`;
  * this adapter makes the image and the request body and implements the `Describer` port.
  */
 import { Effect, Layer, Metric } from "effect"
 import { imageBytesToModel } from "../metrics.ts"
-import type { ConfigError } from "effect/ConfigError"
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions"
 import sharp from "sharp"
 import type { DescribeRequest, PreparedImage } from "../domain/describe.ts"
@@ -16,7 +15,7 @@ import { languageTag, loadLanguageNames } from "../domain/languageTag.ts"
 import { answerJsonSchema, answerSchemaName, promptText } from "../domain/prompt.ts"
 import { Describer, type DescriberShape } from "./Describer.ts"
 import { makeGeneration } from "./openAiCompletion.ts"
-import { config, endpointOf, type OpenAiConfig } from "./openAiConfig.ts"
+import { endpointOf, ModelConfig, type OpenAiConfig } from "../config/ModelConfig.ts"
 
 // ---- The image
 
@@ -94,7 +93,4 @@ export const make = (settings: OpenAiConfig): DescriberShape => {
   }, { kind: "openai-compatible", writtenLanguage: languageTag })
 }
 
-/** The settings `make` takes, here too for callers that build the describer themselves (the benchmarks). */
-export { config } from "./openAiConfig.ts"
-
-export const layer: Layer.Layer<Describer, ConfigError> = Layer.effect(Describer, Effect.map(config, make))
+export const layer: Layer.Layer<Describer, never, ModelConfig> = Layer.effect(Describer, Effect.map(ModelConfig, make))

@@ -10,7 +10,7 @@ import { Clock, Duration, Effect, Option, Schema } from "effect"
 import { SessionMissing } from "../domain/dashboard.ts"
 import { Session } from "../domain/models.ts"
 import type { DashboardUser } from "../domain/models.ts"
-import { DashboardConfig } from "./DashboardConfig.ts"
+import { DashboardConfig } from "../config/DashboardConfig.ts"
 import { randomToken } from "./secrets.ts"
 import { Signer } from "./Signer.ts"
 
@@ -79,5 +79,5 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
 
     return { start, resume, end } as const
   }),
-  dependencies: [DashboardConfig.layer, Signer.Default]
+  dependencies: [Signer.Default]
 }) {}

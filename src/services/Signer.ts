@@ -6,7 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Redacted } from "effect"
 import { type JWTPayload, jwtVerify, SignJWT } from "jose"
-import { AppConfig } from "../config.ts"
+import { AppConfig } from "../config/AppConfig.ts"
 import { ApiKeyInvalid } from "../domain/errors.ts"
 import { randomToken } from "./secrets.ts"
 

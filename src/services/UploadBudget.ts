@@ -17,7 +17,7 @@
  * figure 2). A steady stream of requests never leaves that second, so it never pays for one.
  */
 import { Clock, Context, Duration, Effect, Layer, Ref, type Scope } from "effect"
-import { AppConfig } from "../config.ts"
+import { AppConfig } from "../config/AppConfig.ts"
 import { limits } from "../domain/limits.ts"
 import { makeWeightedFairPermits } from "./fairPermits.ts"
 

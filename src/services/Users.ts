@@ -14,7 +14,7 @@ import {
   countRecent, loginDelay, loginFailures, makeTurns, recordAttempt, retryAfter, signupAttempts, turnsRetryAfterSeconds
 } from "./attempts.ts"
 import { Credits } from "./Credits.ts"
-import { DashboardConfig } from "./DashboardConfig.ts"
+import { DashboardConfig } from "../config/DashboardConfig.ts"
 import { randomToken } from "./secrets.ts"
 import { makeUserLinks } from "./userLinks.ts"
 import { hashPassword, makeUserRows, now } from "./userRows.ts"
@@ -160,5 +160,5 @@ export class Users extends Effect.Service<Users>()("Users", {
       emailTaken: (email: string) => Effect.orDie(rows.emailTaken(email))
     } as const
   }),
-  dependencies: [Accounts.Default, DashboardConfig.layer]
+  dependencies: [Accounts.Default]
 }) {}

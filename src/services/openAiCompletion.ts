@@ -11,7 +11,7 @@ import { AnswerTooLong, GenerationFailed } from "../domain/errors.ts"
 import { exceedsAnswerBudget } from "../domain/answerBudget.ts"
 import { decodeAnswer } from "../domain/prompt.ts"
 import { cappedFetch, ReplyTooLarge } from "./cappedFetch.ts"
-import type { OpenAiConfig } from "./openAiConfig.ts"
+import type { OpenAiConfig } from "../config/ModelConfig.ts"
 
 /**
  * The most of a reply read from the endpoint. §2.2's 1,500 words are about 10 KB of English, some

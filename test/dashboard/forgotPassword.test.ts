@@ -4,11 +4,11 @@
  * without it, the page says to ask the operator.
  */
 import { afterAll, expect, it, layer } from "@effect/vitest"
-import { ConfigProvider, Duration, Effect, Exit, Layer, Logger, LogLevel, Schedule } from "effect"
-import { AppConfig } from "../../src/config.ts"
-import { Mailer } from "../../src/services/Mailer.ts"
+import { Duration, Effect, Exit, Layer, Logger, LogLevel, Schedule } from "effect"
+import { logSummary } from "../../src/config/Settings.ts"
+import { testSettings } from "../support/config.ts"
 import { resetRequests } from "../../src/services/attempts.ts"
-import { pglite } from "../support/database.ts"
+import { pglite, pgliteWith } from "../support/database.ts"
 import { baseUrl, csrfOf, onPage, signedUp, visitor } from "../support/dashboard.ts"
 import type { Visitor } from "../support/dashboard.ts"
 import { serverWith } from "../support/server.ts"
@@ -19,7 +19,7 @@ const quiet = Logger.minimumLogLevel(LogLevel.Warning)
 const smtp = await startSmtp()
 afterAll(() => smtp.close())
 
-const withSmtp = Layer.setConfigProvider(ConfigProvider.fromJson({ SMTP_URL: `smtp://mailer:s3cret%21@127.0.0.1:${smtp.port}` }))
+const withSmtp = pgliteWith({ SMTP_URL: `smtp://mailer:s3cret%21@127.0.0.1:${smtp.port}` })
 
 const ask = (browser: Visitor, email: string) =>
   Effect.gen(function* () {
@@ -39,7 +39,7 @@ const mailsTo = (to: string, count = 1) =>
 const sameAnswer = (body: string, email: string) =>
   onPage(body, `If an account uses <strong>${email}</strong>, a link to choose a new password is on its way there.`)
 
-layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(Layer.merge(quiet, withSmtp))), {
+layer(serverWith(servicesOn(withSmtp)).pipe(Layer.provide(quiet)), {
   excludeTestServices: true
 })("Forgot password with SMTP_URL", (it) => {
   it.effect("mails a link to the user (To, subject, with the SMTP login); it sets a new password once and ends other sessions", () =>
@@ -121,9 +121,9 @@ it.effect("the start-up summary names the SMTP server but never its password; a 
     const lines: Array<string> = []
     const capture = Logger.make(({ message }) => lines.push(JSON.stringify(message)))
     const start = (url: string) =>
-      Layer.build(Mailer.layer.pipe(Layer.provide(AppConfig.test()))).pipe(
-        Effect.scoped,
-        Effect.provide(Layer.merge(Logger.replace(Logger.defaultLogger, capture), Layer.setConfigProvider(ConfigProvider.fromJson({ SMTP_URL: url })))),
+      logSummary("offline").pipe(
+        Effect.provide(testSettings({ SMTP_URL: url })),
+        Effect.provide(Logger.replace(Logger.defaultLogger, capture)),
         Effect.exit
       )
     expect(Exit.isSuccess(yield* start("smtps://mailer:hunter2-secret@mail.example.com:465"))).toBe(true)

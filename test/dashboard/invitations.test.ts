@@ -1,14 +1,13 @@
 import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { ConfigProvider, Effect, Layer, Logger, LogLevel, Schema } from "effect"
+import { Effect, Layer, Logger, LogLevel, Schema } from "effect"
 import { runCommand } from "../../src/cli/commands.ts"
-import { pglite } from "../support/database.ts"
+import { pgliteWith } from "../support/database.ts"
 import { baseUrl, csrfOf, onPage, password, visitor } from "../support/dashboard.ts"
 import { serverWith } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
 
 const quiet = Logger.minimumLogLevel(LogLevel.Warning)
-const signupClosed = Layer.setConfigProvider(ConfigProvider.fromJson({ SIGNUP: "closed" }))
 
 const Invited = Schema.Struct({
   id: Schema.String,
@@ -25,7 +24,7 @@ const accountCount = Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: numbe
   Effect.orDie
 )
 
-layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(Layer.merge(quiet, signupClosed))), { excludeTestServices: true })(
+layer(serverWith(servicesOn(pgliteWith({ SIGNUP: "closed" }))).pipe(Layer.provide(quiet)), { excludeTestServices: true })(
   "SIGNUP=closed and invitations",
   (it) => {
     it.effect("sign-up is closed: the page says so (403), a post creates nothing, the log-in page points to invitations", () =>

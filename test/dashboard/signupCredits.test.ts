@@ -3,18 +3,17 @@
  * what a user without credits is told instead of a request that would be refused.
  */
 import { expect, it, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Exit, Layer, Logger, LogLevel, Schema } from "effect"
+import { Effect, Exit, Layer, Logger, LogLevel, Schema } from "effect"
 import { runCommand } from "../../src/cli/commands.ts"
 import { Credits } from "../../src/services/Credits.ts"
-import { DashboardConfig } from "../../src/services/DashboardConfig.ts"
-import { pglite } from "../support/database.ts"
+import { testSettings } from "../support/config.ts"
+import { pgliteWith } from "../support/database.ts"
 import { accountOf, baseUrl, csrfOf, onPage, password, signedUp, visitor } from "../support/dashboard.ts"
 import { serverWith } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
 import { AccountId } from "../../src/domain/ids.ts"
 
 const quiet = Logger.minimumLogLevel(LogLevel.Warning)
-const configured = (settings: Record<string, string>) => Layer.merge(quiet, Layer.setConfigProvider(ConfigProvider.fromJson(settings)))
 
 const ledgerOf = (email: string) =>
   Effect.gen(function* () {
@@ -23,7 +22,7 @@ const ledgerOf = (email: string) =>
     return entries.map(({ amount, reason }) => [amount, reason])
   })
 
-layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(configured({ SIGNUP_CREDITS: "25", CREDITS_HELP: "https://shop.example/credits" }))), {
+layer(serverWith(servicesOn(pgliteWith({ SIGNUP_CREDITS: "25", CREDITS_HELP: "https://shop.example/credits" }))).pipe(Layer.provide(quiet)), {
   excludeTestServices: true
 })("SIGNUP_CREDITS=25", (it) => {
   it.effect("a sign-up starts with 25 credits, on the ledger; the welcome says to start, the overview shows a first request", () =>
@@ -51,7 +50,7 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(configured({ SIGNUP_CRED
     }))
 })
 
-layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(configured({ CREDITS_HELP: "https://shop.example/credits" }))), {
+layer(serverWith(servicesOn(pgliteWith({ CREDITS_HELP: "https://shop.example/credits" }))).pipe(Layer.provide(quiet)), {
   excludeTestServices: true
 })("SIGNUP_CREDITS unset", (it) => {
   it.effect("a sign-up starts with none: the welcome and the overview say how to get credits, with no request to try", () =>
@@ -68,7 +67,7 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(configured({ CREDITS_HEL
 it.effect("SIGNUP_CREDITS must be a whole number from 0: anything else stops the start", () =>
   Effect.gen(function* () {
     for (const value of ["-1", "ten", "1.5"]) {
-      const start = DashboardConfig.layer.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({ SIGNUP_CREDITS: value }))))
+      const start = testSettings({ SIGNUP_CREDITS: value })
       expect(Exit.isFailure(yield* Effect.exit(Layer.build(start).pipe(Effect.scoped)))).toBe(true)
     }
   }))

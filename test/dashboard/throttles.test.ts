@@ -27,7 +27,7 @@ const signUpFrom = (email: string, forwardedFor: string) =>
     return yield* browser.post("/dashboard/signup", { csrf: csrfOf(form.body), name: "Shop", email, password }, { "x-forwarded-for": forwardedFor })
   })
 
-layer(serverOn(pgliteWith({ trustedProxies: 0 })), { excludeTestServices: true })("without a trusted proxy", (it) => {
+layer(serverOn(pgliteWith({ TRUSTED_PROXIES: "0" })), { excludeTestServices: true })("without a trusted proxy", (it) => {
   it.effect("X-Forwarded-For is ignored: a client that forges a new one per attempt is still throttled", () =>
     Effect.gen(function* () {
       yield* signedUp(yield* baseUrl, { email: "victim@example.com" })
@@ -40,7 +40,7 @@ layer(serverOn(pgliteWith({ trustedProxies: 0 })), { excludeTestServices: true }
     }))
 })
 
-layer(serverOn(pgliteWith({ trustedProxies: 1 })), { excludeTestServices: true })("behind one trusted proxy", (it) => {
+layer(serverOn(pgliteWith({ TRUSTED_PROXIES: "1" })), { excludeTestServices: true })("behind one trusted proxy", (it) => {
   it.effect("failed log-ins count against the address the proxy saw, so one client cannot lock out the others", () =>
     Effect.gen(function* () {
       yield* signedUp(yield* baseUrl, { email: "owner@example.com" })

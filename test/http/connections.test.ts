@@ -30,7 +30,7 @@ const slowModel = Describer.scripted((request) =>
   )
 )
 
-const app = serverWith(servicesOn(pgliteWith({ formTimeout: Duration.millis(formTimeoutMs) }), slowModel)).pipe(
+const app = serverWith(servicesOn(pgliteWith({ FORM_TIMEOUT_MS: String(formTimeoutMs) }), slowModel)).pipe(
   Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
 )
 

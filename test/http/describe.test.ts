@@ -1,5 +1,5 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Deferred, Duration, Effect, Layer, Ref } from "effect"
+import { Deferred, Effect, Layer, Ref } from "effect"
 import { AnswerTooLong, GenerationFailed } from "../../src/domain/errors.ts"
 import { ServicesLive } from "../../src/app.ts"
 import { ApiKeys } from "../../src/services/ApiKeys.ts"
@@ -247,7 +247,7 @@ describe("POST /api/describe, a client that stalls", () => {
       ])
       expect(yield* c.balance).toBe(1)
       expect((yield* c.usage).map((u) => [u.state, u.status, u.errorKind])).toEqual([["released", 400, "UploadTimedOut"]])
-    }).pipe(Effect.provide(serverWith(servicesOn(pgliteWith({ uploadTimeout: Duration.millis(300) }), model)))), 30_000)
+    }).pipe(Effect.provide(serverWith(servicesOn(pgliteWith({ UPLOAD_TIMEOUT_MS: "300" }), model)))), 30_000)
 })
 
 describe("POST /api/describe, a client that goes away", () => {
@@ -381,7 +381,7 @@ describe("POST /api/describe, UPLOAD_MEMORY_MB", () => {
           Effect.as(image)
         ))
       const services = Layer.mergeAll(ServicesLive, counting, UploadBudget.layer, model).pipe(
-        Layer.provideMerge(pgliteWith({ uploadMemory: 11 * 1024 * 1024 }).layer)
+        Layer.provideMerge(pgliteWith({ UPLOAD_MEMORY_MB: "11" }).layer)
       )
       yield* Effect.gen(function* () {
         const c = yield* customer(6)

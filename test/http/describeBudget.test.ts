@@ -5,7 +5,7 @@
  * unread and uncharged.
  */
 import { expect, it } from "@effect/vitest"
-import { Deferred, Duration, Effect, Fiber, Layer } from "effect"
+import { Deferred, Effect, Fiber, Layer } from "effect"
 import { ServicesLive } from "../../src/app.ts"
 import { limits } from "../../src/domain/limits.ts"
 import { Describer } from "../../src/services/Describer.ts"
@@ -46,7 +46,7 @@ it.live("one account's uploads hold at most its share: another account's is answ
         ? Effect.succeed(image)
         : Deferred.succeed(preparing, undefined).pipe(Effect.zipRight(Deferred.await(letGo)), Effect.as(image))
     )
-    const config = pgliteWith({ uploadMemory: budget, uploadTimeout: Duration.millis(uploadTimeoutMs) })
+    const config = pgliteWith({ UPLOAD_MEMORY_MB: String(budget / MB), UPLOAD_TIMEOUT_MS: String(uploadTimeoutMs) })
     const services = Layer.mergeAll(ServicesLive, images, UploadBudget.layer, Describer.echo).pipe(Layer.provideMerge(config.layer))
 
     yield* Effect.gen(function* () {

@@ -18,7 +18,6 @@ import { pglite } from "../support/database.ts"
 import { customer, error, jpeg, postDescribe, postDescribeLabelled, serverPort } from "../support/describe.ts"
 import {
   answer,
-  configLayer,
   delayed,
   eventually,
   type FakeOpenAi,
@@ -31,6 +30,7 @@ import {
   status,
   streamedAnswer
 } from "../support/fakeOpenAi.ts"
+import { testSettings } from "../support/config.ts"
 import { multipartBody, multipartContentType } from "../support/multipartBody.ts"
 import { requestHead, sendRaw } from "../support/rawHttp.ts"
 import { seen, serverWith } from "../support/server.ts"
@@ -46,7 +46,7 @@ class Model extends Context.Tag("test/FakeOpenAi")<Model, FakeOpenAi>() {}
 const app = Layer.unwrapScoped(
   Effect.map(fakeOpenAi(), (model) => {
     const describer = OpenAiDescriber.layer.pipe(
-      Layer.provide(configLayer({ OPENAI_BASE_URL: model.url, OPENAI_API_KEY: apiKey, MODEL_TIMEOUT_MS: String(timeoutMs) })),
+      Layer.provide(testSettings({ OPENAI_BASE_URL: model.url, OPENAI_API_KEY: apiKey, MODEL_TIMEOUT_MS: String(timeoutMs) })),
       Layer.orDie
     )
     return serverWith(servicesOn(pglite, describer)).pipe(Layer.merge(Layer.succeed(Model, model)))
@@ -274,7 +274,7 @@ describe("start-up", () => {
       const describer = yield* Effect.provide(
         Describer,
         DescriberLive.layer.pipe(
-          Layer.provide(configLayer({ OPENAI_BASE_URL: "http://127.0.0.1:11434/v1/", OPENAI_API_KEY: apiKey, MODEL: "llava:13b" }))
+          Layer.provide(testSettings({ OPENAI_BASE_URL: "http://127.0.0.1:11434/v1/", OPENAI_API_KEY: apiKey, MODEL: "llava:13b" }))
         )
       )
       expect(describer.name).toBe("openai-compatible (llava:13b at http://127.0.0.1:11434/v1)")

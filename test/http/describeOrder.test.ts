@@ -6,7 +6,7 @@
  * be chunked or stall.
  */
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Duration, Effect, FastCheck as fc, Layer } from "effect"
+import { Effect, FastCheck as fc, Layer } from "effect"
 import { SignJWT } from "jose"
 import sharp from "sharp"
 import { describeChecks, type DescribeErrorTag } from "../../src/domain/describeChecks.ts"
@@ -382,7 +382,7 @@ describe("the faults of the order test", () => {
 })
 
 const services = Layer.merge(
-  servicesOn(pgliteWith({ uploadTimeout: Duration.millis(uploadTimeoutMs) }), model),
+  servicesOn(pgliteWith({ UPLOAD_TIMEOUT_MS: String(uploadTimeoutMs) }), model),
   Layer.succeed(HostResolver, HostResolver.fixed({}))
 )
 

@@ -25,7 +25,7 @@ const served = Effect.flatMap(HttpClient.HttpClient, (c) => c.execute(HttpClient
 // Not example.com (the test default): Redocly rightly warns of a server there.
 const publicUrl = "https://images.acme.test"
 
-layer(serverWith(servicesOn(pgliteWith({ publicUrl }))), { excludeTestServices: true })("the OpenAPI document with PUBLIC_URL", (it) => {
+layer(serverWith(servicesOn(pgliteWith({ PUBLIC_URL: publicUrl }))), { excludeTestServices: true })("the OpenAPI document with PUBLIC_URL", (it) => {
   it.effect("passes Redocly's recommended rules, and names PUBLIC_URL as its server", () =>
     Effect.gen(function* () {
       const document = yield* served
@@ -34,7 +34,7 @@ layer(serverWith(servicesOn(pgliteWith({ publicUrl }))), { excludeTestServices: 
     }))
 })
 
-layer(serverWith(servicesOn(pgliteWith({ publicUrlSet: false }))), { excludeTestServices: true })("the OpenAPI document without PUBLIC_URL", (it) => {
+layer(serverWith(servicesOn(pgliteWith({ PUBLIC_URL: undefined }))), { excludeTestServices: true })("the OpenAPI document without PUBLIC_URL", (it) => {
   it.effect("passes Redocly's recommended rules, with the serving host as its server", () =>
     Effect.gen(function* () {
       const document = yield* served

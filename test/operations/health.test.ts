@@ -1,6 +1,6 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { Effect, Option, Redacted } from "effect"
+import { Effect } from "effect"
 import { pglite, pgliteWith } from "../support/database.ts"
 import { customer, jpeg, postDescribe, serverPort } from "../support/describe.ts"
 import { metricsSpellings } from "../support/metricsPaths.ts"
@@ -80,5 +80,5 @@ describe("/metrics with METRICS_TOKEN", () => {
         expect([path, yield* rawGet(path)]).toEqual([path, 401])
         expect([path, yield* rawGet(path, { authorization: "Bearer scrape-secret", "x-forwarded-for": "203.0.113.7" })]).toEqual([path, 200])
       }
-    }).pipe(Effect.provide(serverWith(servicesOn(pgliteWith({ metricsToken: Option.some(Redacted.make("scrape-secret")) }))))))
+    }).pipe(Effect.provide(serverWith(servicesOn(pgliteWith({ METRICS_TOKEN: "scrape-secret" }))))))
 })

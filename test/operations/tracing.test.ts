@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer, Schedule } from "effect"
+import { Effect, Layer, Schedule } from "effect"
 import { TracingLive } from "../../src/tracing.ts"
+import { testSettings } from "../support/config.ts"
 import { pglite } from "../support/database.ts"
 import { customer, jpeg, postDescribe } from "../support/describe.ts"
 import { serverWith } from "../support/server.ts"
@@ -33,7 +34,7 @@ describe("traces", () => {
     Effect.gen(function* () {
       const otlp = yield* collector
       const tracing = TracingLive.pipe(
-        Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["OTEL_EXPORTER_OTLP_ENDPOINT", otlp.url]]))))
+        Layer.provide(testSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url }))
       )
       yield* Effect.gen(function* () {
         const c = yield* customer(1)
@@ -52,5 +53,5 @@ describe("traces", () => {
     Effect.gen(function* () {
       const span = yield* Effect.withSpan("probe")(Effect.currentSpan)
       expect(span.sampled).toBe(false)
-    }).pipe(Effect.provide(TracingLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map())))))))
+    }).pipe(Effect.provide(TracingLive.pipe(Layer.provide(testSettings())))))
 })

@@ -12,7 +12,6 @@ import { customer, jpeg, postDescribe } from "../support/describe.ts"
 import {
   answer,
   answerRequested,
-  configLayer,
   delayed,
   fakeOpenAi,
   hanging,
@@ -21,6 +20,7 @@ import {
   sentRequest,
   status
 } from "../support/fakeOpenAi.ts"
+import { testSettings } from "../support/config.ts"
 import { bookOf } from "../support/liveService.ts"
 import { seededAt } from "../support/seeded.ts"
 import { serverWith } from "../support/server.ts"
@@ -84,7 +84,7 @@ for (const backend of backends) {
       Effect.gen(function* () {
         const model = yield* fakeOpenAi([seededModel])
         const describer = OpenAiDescriber.layer.pipe(
-          Layer.provide(configLayer({ OPENAI_BASE_URL: model.url, MODEL_TIMEOUT_MS: String(modelTimeoutMs) })),
+          Layer.provide(testSettings({ OPENAI_BASE_URL: model.url, MODEL_TIMEOUT_MS: String(modelTimeoutMs) })),
           Layer.orDie
         )
         yield* Effect.gen(function* () {

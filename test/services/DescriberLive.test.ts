@@ -2,7 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Either, Exit, Layer, Option } from "effect"
 import { Describer } from "../../src/services/Describer.ts"
 import * as DescriberLive from "../../src/services/DescriberLive.ts"
-import { configLayer, type Env } from "../support/fakeOpenAi.ts"
+import type { Env } from "../support/fakeOpenAi.ts"
+import { testSettings } from "../support/config.ts"
 
 const { chooseDescriber } = DescriberLive
 
@@ -36,7 +37,7 @@ describe("chooseDescriber", () => {
 
 describe("DescriberLive.layer", () => {
   const kindWith = (env: Env) =>
-    Effect.provide(Effect.map(Describer, (describer) => describer.kind), DescriberLive.layer.pipe(Layer.provide(configLayer(env))))
+    Effect.provide(Effect.map(Describer, (describer) => describer.kind), DescriberLive.layer.pipe(Layer.provide(testSettings(env))))
 
   it.effect("reads NODE_ENV and DESCRIBER", () =>
     Effect.gen(function* () {

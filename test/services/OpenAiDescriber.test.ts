@@ -9,13 +9,14 @@ import { defaultFields, type DescribeRequest, type PreparedImage } from "../../s
 import { AnswerTooLong, GenerationFailed } from "../../src/domain/errors.ts"
 import { answerJsonSchema, promptText } from "../../src/domain/prompt.ts"
 import { Describer, type DescriberShape } from "../../src/services/Describer.ts"
+import type { DescriberConfig } from "../../src/config/ModelConfig.ts"
+import { ModelConfig } from "../../src/config/ModelConfig.ts"
 import * as DescriberLive from "../../src/services/DescriberLive.ts"
 import * as OfflineDescriber from "../../src/services/OfflineDescriber.ts"
 import * as OpenAiDescriber from "../../src/services/OpenAiDescriber.ts"
 import { describeWhole } from "../support/describer.ts"
 import {
   answer,
-  configLayer,
   delayed,
   type Env,
   eventually,
@@ -29,6 +30,7 @@ import {
   status,
   streamedAnswer
 } from "../support/fakeOpenAi.ts"
+import { testSettings } from "../support/config.ts"
 
 // ---- The fake endpoint
 
@@ -64,7 +66,7 @@ const withFakeModel = <A, E>(
         })
       )
       const layer = OpenAiDescriber.layer.pipe(
-        Layer.provide(configLayer({ OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: apiKey, ...env }))
+        Layer.provide(testSettings({ OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: apiKey, ...env }))
       )
       const describer = yield* Effect.provide(Describer, layer)
       return yield* test(describer, { ...fake, logs }).pipe(Effect.provide(capture))
@@ -439,7 +441,7 @@ describe("OpenAiDescriber failures", () => {
       const port = closed.port
       yield* Effect.promise(() => closed.stop(true))
       const layer = OpenAiDescriber.layer.pipe(
-        Layer.provide(configLayer({ OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`, OPENAI_API_KEY: apiKey }))
+        Layer.provide(testSettings({ OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`, OPENAI_API_KEY: apiKey }))
       )
       const describer = yield* Effect.provide(Describer, layer)
       const error = yield* Effect.flip(describeWhole(describer, request)).pipe(Effect.provide(Logger.remove(Logger.defaultLogger)))
@@ -521,8 +523,8 @@ describe("OpenAiDescriber logs", () => {
 })
 
 describe("configuration", () => {
-  const describerWith = (env: Env, layer: Layer.Layer<Describer, unknown> = DescriberLive.layer) =>
-    Effect.provide(Describer, layer.pipe(Layer.provide(configLayer(env))))
+  const describerWith = (env: Env, layer: Layer.Layer<Describer, unknown, DescriberConfig | ModelConfig> = DescriberLive.layer) =>
+    Effect.provide(Describer, layer.pipe(Layer.provide(testSettings(env))))
 
   it.effect("DescriberLive picks the offline describer when neither key nor base URL is set", () =>
     Effect.gen(function* () {
@@ -546,7 +548,7 @@ describe("configuration", () => {
 
   it.effect("reads the defaults and prints the key redacted", () =>
     Effect.gen(function* () {
-      const settings = yield* Effect.provide(OpenAiDescriber.config, configLayer({ OPENAI_API_KEY: apiKey }))
+      const settings = yield* Effect.provide(ModelConfig, testSettings({ OPENAI_API_KEY: apiKey }))
       expect({ ...settings, apiKey: undefined }).toEqual({
         apiKey: undefined,
         baseUrl: "https://api.openai.com/v1",

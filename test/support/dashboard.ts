@@ -33,7 +33,7 @@ let visitors = 0
 /**
  * One person's browser: cookies kept between requests as a browser keeps them for `/dashboard`.
  * Each comes from an address of its own, as the test servers' proxy would say (`X-Forwarded-For`,
- * `trustedProxies: 1` in `AppConfig.test`), so the per-address bounds of one test never reach
+ * `TRUSTED_PROXIES=1` in test/support/config.ts), so the per-address bounds of one test never reach
  * another's visitors.
  */
 export const visitor = (base: string): Visitor => {

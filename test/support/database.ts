@@ -5,16 +5,17 @@
 import type { SqlClient } from "@effect/sql/SqlClient"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Option, Redacted } from "effect"
-import { AppConfig } from "../../src/config.ts"
+import { Effect, Layer, Redacted } from "effect"
+import type { SettingsTags } from "../../src/config/Settings.ts"
 import * as Database from "../../src/db/Database.ts"
+import { testSettingsOrDie, type Variables } from "./config.ts"
 
 export const postgresUrl = process.env.TEST_DATABASE_URL
 
 export interface Backend {
   readonly name: string
-  /** The database and an `AppConfig` that points at it. */
-  readonly layer: Layer.Layer<SqlClient | AppConfig>
+  /** The database and the settings (test/support/config.ts), which point at it. */
+  readonly layer: Layer.Layer<SqlClient | SettingsTags>
 }
 
 /** One statement on the server's maintenance database. */
@@ -39,10 +40,10 @@ export const freshPostgresUrl = (url: string) =>
     ({ name }) => admin(url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
   )
 
-/** In-memory PGlite, with configuration overrides for the test at hand. */
-export const pgliteWith = (overrides: Parameters<typeof AppConfig.test>[0] = {}): Backend => ({
+/** In-memory PGlite, with the settings (environment variables) of the test at hand. */
+export const pgliteWith = (variables: Variables = {}): Backend => ({
   name: "PGlite",
-  layer: Database.layerPglite(undefined).pipe(Layer.orDie, Layer.merge(AppConfig.test(overrides)))
+  layer: Database.layerPglite(undefined).pipe(Layer.orDie, Layer.merge(testSettingsOrDie(variables)))
 })
 
 export const pglite: Backend = pgliteWith()
@@ -53,7 +54,7 @@ export const postgres = (url: string): Backend => ({
     Effect.map(freshPostgresUrl(url), (fresh) =>
       Database.layerPostgres(Redacted.make(fresh.url)).pipe(
         Layer.orDie,
-        Layer.merge(AppConfig.test({ databaseUrl: Option.some(Redacted.make(fresh.url)) }))
+        Layer.merge(testSettingsOrDie({ DATABASE_URL: fresh.url }))
       ))
   )
 })

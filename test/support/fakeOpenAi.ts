@@ -3,7 +3,7 @@
  * reaches it through `OPENAI_BASE_URL`, every request it gets is recorded, every answer scripted.
  * Shared by the adapter tests and the HTTP tests that run the whole app against it.
  */
-import { ConfigProvider, Effect, Layer, Option, Schedule, Schema } from "effect"
+import { Effect, Option, Schedule, Schema } from "effect"
 
 /** One scripted answer; `signal` aborts when the client goes away; `body` is the request's JSON. */
 export type Reply = (signal: AbortSignal, body: unknown) => Response | Promise<Response>
@@ -166,14 +166,6 @@ export const sentRequest = (body: unknown) => {
 // ---- Configuration and waiting
 
 export type Env = Record<string, string | undefined>
-
-/** A configuration made of `env` alone (unset entries left out), nothing from the process. */
-export const configLayer = (env: Env) =>
-  Layer.setConfigProvider(
-    ConfigProvider.fromMap(
-      new Map(Object.entries(env).flatMap(([key, value]) => (value === undefined ? [] : [[key, value] as const])))
-    )
-  )
 
 /** Polls `condition` (a check, or a query such as a balance) in real time for up to two seconds. */
 export const eventually = <R = never>(condition: (() => boolean) | Effect.Effect<boolean, never, R>) =>

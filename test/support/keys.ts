@@ -2,8 +2,9 @@
 import { Effect } from "effect"
 import { SignJWT } from "jose"
 
-/** The secret of `AppConfig.test`. */
-export const testSecret = new TextEncoder().encode("test-secret-test-secret-test-secret!")
+/** The `API_KEY_SECRET` of the test settings (test/support/config.ts). */
+export const testSecretText = "test-secret-test-secret-test-secret!"
+export const testSecret = new TextEncoder().encode(testSecretText)
 
 export interface ForgedClaims {
   readonly userId: string

@@ -4,10 +4,11 @@
  * (on PostgreSQL, also while it runs); requests to its URL; waiting on a condition.
  */
 import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { Duration, Effect, Layer, Redacted, Schedule } from "effect"
 import { ServicesLive } from "../../src/app.ts"
-import { AppConfig } from "../../src/config.ts"
+import type { SettingsTags } from "../../src/config/Settings.ts"
 import * as Database from "../../src/db/Database.ts"
+import { testSettingsOrDie, type Variables } from "./config.ts"
 import { freshPostgresUrl } from "./database.ts"
 import { customer, type DescribeFields, formData } from "./describe.ts"
 import { type Env, tempDataDir } from "./process.ts"
@@ -23,20 +24,18 @@ export interface Store {
   /** What a service process needs to run on this database. */
   readonly env: Env
   /** The services over it, for the test. On PGlite only while no service process holds the folder. */
-  readonly layer: Layer.Layer<Layer.Layer.Success<typeof ServicesLive> | SqlClient.SqlClient | AppConfig>
+  readonly layer: Layer.Layer<Layer.Layer.Success<typeof ServicesLive> | SqlClient.SqlClient | SettingsTags>
 }
 
-const storeLayer = <E>(database: Layer.Layer<SqlClient.SqlClient, E>, config: Parameters<typeof AppConfig.test>[0]) => {
-  const appConfig = AppConfig.test({ ...config, apiKeySecret: Option.some(Redacted.make(apiKeySecret)) })
-  return ServicesLive.pipe(Layer.provideMerge(Layer.merge(Layer.orDie(database), appConfig)))
-}
+const storeLayer = <E>(database: Layer.Layer<SqlClient.SqlClient, E>, variables: Variables) =>
+  ServicesLive.pipe(Layer.provideMerge(Layer.merge(Layer.orDie(database), testSettingsOrDie({ ...variables, API_KEY_SECRET: apiKeySecret }))))
 
 /** A PGlite data folder of its own, removed with the scope. */
 export const pgliteStore = Effect.map(tempDataDir, (dataDir): Store => ({
   name: "PGlite",
   env: { DATA_DIR: dataDir, API_KEY_SECRET: apiKeySecret },
   // Opened as the CLI would: it waits for nobody and refuses a folder a live service holds.
-  layer: storeLayer(Database.layerPglite(dataDir, "cli"), { dataDir })
+  layer: storeLayer(Database.layerPglite(dataDir, "cli"), { DATA_DIR: dataDir })
 }))
 
 /**
@@ -50,7 +49,7 @@ export const postgresStore = (serverUrl: string) =>
     return {
       name: "PostgreSQL",
       env: { DATABASE_URL: serviceUrl.toString(), API_KEY_SECRET: apiKeySecret },
-      layer: storeLayer(Database.layerPostgres(Redacted.make(fresh.url)), { databaseUrl: Option.some(Redacted.make(fresh.url)) })
+      layer: storeLayer(Database.layerPostgres(Redacted.make(fresh.url)), { DATABASE_URL: fresh.url })
     }
   })
 

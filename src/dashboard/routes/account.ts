@@ -1,9 +1,9 @@
 /** The Overview page (README, Dashboard: Overview and Usage): balance, subscription, keys; the Usage page is `usage.ts`. */
 import { Clock, Effect } from "effect"
-import { AppConfig } from "../../config.ts"
+import { AppConfig } from "../../config/AppConfig.ts"
 import { Accounts } from "../../services/Accounts.ts"
 import { ApiKeys } from "../../services/ApiKeys.ts"
-import { DashboardConfig } from "../../services/DashboardConfig.ts"
+import { DashboardConfig } from "../../config/DashboardConfig.ts"
 import { htmlPage, queryParam } from "../http.ts"
 import { overviewPage } from "../pages/account.ts"
 import { CurrentSession, viewer, withSession } from "../session.ts"

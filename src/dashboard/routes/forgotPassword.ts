@@ -4,7 +4,7 @@
  * operator (`user reset-link`).
  */
 import { Effect, Option } from "effect"
-import { AppConfig } from "../../config.ts"
+import { AppConfig } from "../../config/AppConfig.ts"
 import { Mailer } from "../../services/Mailer.ts"
 import { Users } from "../../services/Users.ts"
 import { clientAddress, htmlPage, readDashboardForm } from "../http.ts"

@@ -5,7 +5,7 @@
  */
 import { HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Clock, Effect, Either, Option } from "effect"
-import { AppConfig } from "../../config.ts"
+import { AppConfig } from "../../config/AppConfig.ts"
 import { keyExpiryUsed, keyNameUsed } from "../../domain/keyForm.ts"
 import { ApiKeys } from "../../services/ApiKeys.ts"
 import { KeyFlash } from "../../services/KeyFlash.ts"

@@ -4,7 +4,7 @@
  */
 import { HttpServerRequest } from "@effect/platform"
 import { Effect, Either, Ref } from "effect"
-import { AppConfig } from "../../config.ts"
+import { AppConfig } from "../../config/AppConfig.ts"
 import { failedCheck } from "../../domain/describeChecks.ts"
 import { currentRequestId } from "../../domain/requestId.ts"
 import { withoutIdleTimeout } from "../../http/connections.ts"

@@ -4,7 +4,7 @@
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Context, Effect, Option, Redacted, Schema } from "effect"
-import { AppConfig } from "../../config.ts"
+import { AppConfig } from "../../config/AppConfig.ts"
 import { AdminCommand, describeAdminError } from "../../cli/adminCommand.ts"
 import { runCommand } from "../../cli/commands.ts"
 import { readSmallBody } from "../connections.ts"

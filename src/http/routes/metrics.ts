@@ -7,7 +7,7 @@
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Metric, Option, Redacted } from "effect"
-import { AppConfig } from "../../config.ts"
+import { AppConfig } from "../../config/AppConfig.ts"
 import { errorResponse } from "../errors.ts"
 import { renderPrometheus } from "../prometheus.ts"
 import { sameSecret } from "../sameSecret.ts"

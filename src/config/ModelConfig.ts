@@ -1,8 +1,10 @@
 /**
- * The model endpoint's settings (README, "Model endpoints"), read once at start-up from `Config`;
- * `DescriberLive` reads `isConfigured` to choose a describer, `OpenAiDescriber` the rest.
+ * The describer's and the model endpoint's settings (README, "Model endpoints"), read once at
+ * start-up with every other section (Settings.ts): `DescriberLive` reads `DescriberConfig` to
+ * choose a describer, `OpenAiDescriber` reads `ModelConfig`.
  */
-import { Config, Option, Redacted } from "effect"
+import { Config, Context, Option, Redacted } from "effect"
+import { secretShown } from "./redact.ts"
 
 const isHttpUrl = (value: string) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol)
 
@@ -34,7 +36,7 @@ const baseUrl = Config.string("OPENAI_BASE_URL").pipe(
  * Titles, alt text and captions describe the whole scene, which 512 px shows; set `high` for
  * schemas that read small text. Endpoints other than OpenAI and Azure ignore the field.
  */
-export const config = Config.all({
+const endpointConfig = Config.all({
   apiKey,
   baseUrl: Config.map(baseUrl, Option.getOrElse(() => "https://api.openai.com/v1")),
   model: Config.nonEmptyString("MODEL").pipe(Config.withDefault("gpt-4o-mini")),
@@ -49,10 +51,14 @@ export const config = Config.all({
   )
 })
 
-export type OpenAiConfig = Config.Config.Success<typeof config>
+export type OpenAiConfig = Config.Config.Success<typeof endpointConfig>
+
+export class ModelConfig extends Context.Tag("ModelConfig")<ModelConfig, OpenAiConfig>() {
+  static readonly config = endpointConfig
+}
 
 /** True when a key or a base URL is set: the deployment asked for a model endpoint. */
-export const isConfigured: Config.Config<boolean> = Config.map(
+const isConfigured: Config.Config<boolean> = Config.map(
   Config.all([apiKey, baseUrl]),
   ([key, url]) => Option.isSome(key) || Option.isSome(url)
 )
@@ -62,3 +68,42 @@ export const endpointOf = (settings: OpenAiConfig): string => {
   const url = new URL(settings.baseUrl)
   return `${settings.model} at ${url.origin}${url.pathname.replace(/\/$/, "")}`
 }
+
+export type DescriberChoice = "offline" | "openai-compatible"
+
+export interface DescriberSettings {
+  /** `DESCRIBER`, when set. */
+  readonly requested: Option.Option<DescriberChoice>
+  /** `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set. */
+  readonly modelConfigured: boolean
+  /** `NODE_ENV=production` (the Dockerfile sets it). */
+  readonly production: boolean
+}
+
+/** What services/DescriberLive.ts chooses from. */
+export class DescriberConfig extends Context.Tag("DescriberConfig")<DescriberConfig, DescriberSettings>() {
+  static readonly config: Config.Config<DescriberSettings> = Config.all({
+    // Empty counts as unset (`DESCRIBER: ${DESCRIBER:-}` in compose.yaml).
+    requested: Config.literal("offline", "openai-compatible", "")("DESCRIBER").pipe(
+      Config.option,
+      Config.map(Option.filter((choice): choice is DescriberChoice => choice !== ""))
+    ),
+    modelConfigured: isConfigured,
+    // Any case: `NODE_ENV=Production` is as much a production deployment as `production`.
+    production: Config.string("NODE_ENV").pipe(Config.withDefault(""), Config.map((env) => env.trim().toLowerCase() === "production"))
+  })
+}
+
+/** The describer's and the model's part of the start-up summary, by variable: the key redacted. */
+export const modelSummary = (describer: DescriberSettings, model: OpenAiConfig) => ({
+  DESCRIBER: Option.getOrElse(describer.requested, () => `unset: ${describer.modelConfigured ? "openai-compatible" : "offline"}`),
+  NODE_ENV: describer.production ? "production" : "not production",
+  OPENAI_API_KEY: secretShown(model.apiKey, "unset"),
+  // Its origin and path: no credentials, no query.
+  OPENAI_BASE_URL: `${new URL(model.baseUrl).origin}${new URL(model.baseUrl).pathname}`,
+  MODEL: model.model,
+  MODEL_TIMEOUT_MS: model.timeoutMs,
+  MODEL_MAX_OUTPUT_TOKENS: model.maxOutputTokens,
+  MODEL_IMAGE_DETAIL: model.imageDetail,
+  MODEL_STRUCTURED_OUTPUT: model.structuredOutput
+})

@@ -1,8 +1,8 @@
 /**
- * The dashboard's settings (README, Dashboard), read through Effect `Config`; none of them is secret.
- * Tests set them the same way, with a `ConfigProvider`.
+ * The dashboard's settings (README, Dashboard), read through Effect `Config` with every other
+ * section (Settings.ts); none of them is secret.
  */
-import { Config, Context, Duration, Effect, Layer, Option } from "effect"
+import { Config, Context, Duration, Option } from "effect"
 
 /** The most `SIGNUP_CREDITS` may be: a balance's bound (services/Credits.ts). */
 const maxSignupCredits = 2_147_483_647
@@ -31,19 +31,12 @@ export class DashboardConfig extends Context.Tag("DashboardConfig")<DashboardCon
       Config.map(Option.filter((text) => text !== ""))
     )
   })
-
-  /**
-   * Printed once at start-up, like the rest of the configuration. A value that makes no sense
-   * (e.g. `SIGNUP=maybe`) stops the start, as a defect that names it.
-   */
-  static readonly layer = Layer.effect(
-    DashboardConfig,
-    Effect.tap(DashboardConfig.config, (config) =>
-      Effect.logInfo("dashboard", {
-        signup: config.signup,
-        sessionLifetime: Duration.format(config.sessionLifetime),
-        signupCredits: config.signupCredits,
-        creditsHelp: Option.getOrElse(config.creditsHelp, () => "unset: a balance of 0 says to ask the operator")
-      }))
-  ).pipe(Layer.orDie)
 }
+
+/** The dashboard's part of the start-up summary, by variable. */
+export const dashboardSummary = (config: Context.Tag.Service<DashboardConfig>) => ({
+  SIGNUP: config.signup,
+  SESSION_LIFETIME: Duration.format(config.sessionLifetime),
+  SIGNUP_CREDITS: config.signupCredits,
+  CREDITS_HELP: Option.getOrElse(config.creditsHelp, () => "unset: a balance of 0 says to ask the operator")
+})

@@ -1,8 +1,9 @@
 /**
- * Everything the service reads from its environment, through Effect `Config`, with defaults that
- * work on a fresh machine. `summary` is what start-up prints, secrets redacted.
+ * The server, database and upload settings (README "Configuration"), read through Effect `Config`
+ * with defaults that work on a fresh machine. Read once with every other section (Settings.ts).
  */
-import { Config, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Context, Duration, Option, Redacted } from "effect"
+import { redactUrl, secretShown } from "./redact.ts"
 
 /** The shortest `API_KEY_SECRET` accepted, in bytes (README "Configuration"). */
 export const minimumSecretBytes = 32
@@ -67,54 +68,31 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
       publicUrl: Option.getOrElse(publicUrlSetting, () => `http://localhost:${config.port}`).replace(/\/+$/, "")
     }))
   )
-
-  static readonly layer = Layer.effect(AppConfig, AppConfig.config)
-
-  static readonly test = (overrides: Partial<Context.Tag.Service<AppConfig>> = {}) =>
-    Layer.succeed(AppConfig, {
-      port: 0,
-      host: "127.0.0.1",
-      databaseUrl: Option.none(),
-      dataDir: "./data",
-      apiKeySecret: Option.some(Redacted.make("test-secret-test-secret-test-secret!")),
-      uploadTimeout: Duration.seconds(60),
-      formTimeout: Duration.seconds(10),
-      uploadMemory: 64 * 1024 * 1024,
-      metricsToken: Option.none(),
-      shutdownTimeout: Duration.seconds(5),
-      // Tests serve as if behind one proxy: each test visitor says its own address (test/support).
-      trustedProxies: 1,
-      publicUrl: "https://images.example.com",
-      publicUrlSet: true,
-      ...overrides
-    })
 }
 
-/** The effective configuration as printed at start-up: no secret, no password in a URL. */
-export const summary = (config: Context.Tag.Service<AppConfig>) => ({
-  port: config.port,
-  host: config.host,
-  database: Option.match(config.databaseUrl, {
-    onNone: () => `pglite:${config.dataDir}`,
-    onSome: (url) => redactUrl(Redacted.value(url))
-  }),
-  dataDir: config.dataDir,
-  uploadTimeoutMs: Duration.toMillis(config.uploadTimeout),
-  formTimeoutMs: Duration.toMillis(config.formTimeout),
-  uploadMemoryMb: config.uploadMemory / 1024 / 1024,
-  shutdownTimeoutMs: Duration.toMillis(config.shutdownTimeout),
-  trustedProxies: config.trustedProxies,
-  publicUrl: config.publicUrl,
-  apiKeySecret: Option.match(config.apiKeySecret, { onNone: () => "generated, kept in the database", onSome: () => "<redacted>" }),
-  metricsToken: Option.match(config.metricsToken, { onNone: () => "unset: /metrics answers loopback only", onSome: () => "<redacted>" })
+type AppSettings = Context.Tag.Service<AppConfig>
+
+/** The server's part of the start-up summary, by variable: no secret, no password in a URL. */
+export const serverSummary = (config: AppSettings) => ({
+  PORT: config.port,
+  HOST: config.host,
+  PUBLIC_URL: config.publicUrl,
+  TRUSTED_PROXIES: config.trustedProxies,
+  FORM_TIMEOUT_MS: Duration.toMillis(config.formTimeout),
+  SHUTDOWN_TIMEOUT_MS: Duration.toMillis(config.shutdownTimeout),
+  METRICS_TOKEN: secretShown(config.metricsToken, "unset: /metrics answers loopback only")
 })
 
-/** A URL without its password, to print. */
-export const redactUrl = (url: string) => {
-  const parsed = URL.canParse(url) ? new URL(url) : undefined
-  if (parsed === undefined) return "<redacted>"
-  if (parsed.password !== "") parsed.password = "redacted"
-  return parsed.toString()
-}
+export const databaseSummary = (config: AppSettings) => ({
+  DATABASE_URL: Option.match(config.databaseUrl, {
+    onNone: () => `unset: pglite:${config.dataDir}`,
+    onSome: (url) => redactUrl(Redacted.value(url))
+  }),
+  DATA_DIR: config.dataDir,
+  API_KEY_SECRET: secretShown(config.apiKeySecret, "generated, kept in the database")
+})
 
-export const logSummary = Effect.flatMap(AppConfig, (config) => Effect.logInfo("configuration", summary(config)))
+export const uploadsSummary = (config: AppSettings) => ({
+  UPLOAD_TIMEOUT_MS: Duration.toMillis(config.uploadTimeout),
+  UPLOAD_MEMORY_MB: config.uploadMemory / 1024 / 1024
+})

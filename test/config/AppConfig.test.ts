@@ -1,16 +1,17 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Either } from "effect"
-import { AppConfig, summary } from "../src/config.ts"
+import { Effect, Either } from "effect"
+import { fromVariables, Settings, summary } from "../../src/config/Settings.ts"
 
+/** The settings from `variables` alone (no test defaults: these tests are about the real ones), and their summary. */
 const configFrom = (variables: Record<string, string>) =>
-  AppConfig.config.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(variables)))), Effect.either)
+  Effect.provide(Effect.map(Settings, (read) => ({ ...read.app, summary: summary(read) })), fromVariables(variables)).pipe(Effect.either)
 
 describe("AppConfig", () => {
   it.effect("UPLOAD_MEMORY_MB: 64 MiB of request bodies by default, in bytes, and printed at start-up", () =>
     Effect.gen(function* () {
       const config = Either.getOrThrow(yield* configFrom({}))
       expect(config.uploadMemory).toBe(64 * 1024 * 1024)
-      expect(summary(config).uploadMemoryMb).toBe(64)
+      expect(config.summary.uploads.UPLOAD_MEMORY_MB).toBe(64)
       expect(Either.getOrThrow(yield* configFrom({ UPLOAD_MEMORY_MB: "512" })).uploadMemory).toBe(512 * 1024 * 1024)
     }))
 
@@ -24,7 +25,7 @@ describe("AppConfig", () => {
   it.effect("TRUSTED_PROXIES: none by default, a count of hops when set, never negative; printed at start-up", () =>
     Effect.gen(function* () {
       const config = Either.getOrThrow(yield* configFrom({}))
-      expect([config.trustedProxies, summary(config).trustedProxies]).toEqual([0, 0])
+      expect([config.trustedProxies, config.summary.server.TRUSTED_PROXIES]).toEqual([0, 0])
       expect(Either.getOrThrow(yield* configFrom({ TRUSTED_PROXIES: "2" })).trustedProxies).toBe(2)
       const refused = yield* configFrom({ TRUSTED_PROXIES: "-1" })
       expect(Either.isLeft(refused) && String(refused.left)).toContain("TRUSTED_PROXIES must be 0 or more")
@@ -44,7 +45,7 @@ describe("AppConfig", () => {
   it.effect("PUBLIC_URL: http://localhost:PORT by default, without a trailing slash; printed at start-up; whether it was set", () =>
     Effect.gen(function* () {
       const config = Either.getOrThrow(yield* configFrom({}))
-      expect([config.publicUrl, summary(config).publicUrl, config.publicUrlSet]).toEqual(["http://localhost:3000", "http://localhost:3000", false])
+      expect([config.publicUrl, config.summary.server.PUBLIC_URL, config.publicUrlSet]).toEqual(["http://localhost:3000", "http://localhost:3000", false])
       expect(Either.getOrThrow(yield* configFrom({ PUBLIC_URL: "https://images.example.com" })).publicUrlSet).toBe(true)
       expect(Either.getOrThrow(yield* configFrom({ PORT: "8080" })).publicUrl).toBe("http://localhost:8080")
       expect(Either.getOrThrow(yield* configFrom({ PUBLIC_URL: "https://images.example.com/" })).publicUrl)

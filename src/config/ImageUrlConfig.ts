@@ -1,0 +1,42 @@
+/**
+ * Settings of images given by URL (README, "Images by URL"), read with every other section
+ * (Settings.ts); services/ImageFetcher.ts uses them.
+ */
+import { Config, ConfigError, Context, Duration, Either } from "effect"
+import { type AllowList, parseAllowList } from "../domain/publicAddress.ts"
+
+export interface ImageFetcherSettings {
+  /** Hosts and ranges reachable beyond public addresses (`IMAGE_URL_ALLOW`). */
+  readonly allow: AllowList
+  /** For the whole fetch: every connection, redirect and byte (`IMAGE_URL_TIMEOUT_MS`). */
+  readonly timeout: Duration.Duration
+}
+
+export class ImageUrlConfig extends Context.Tag("ImageUrlConfig")<ImageUrlConfig, ImageFetcherSettings & {
+  /** `IMAGE_URL_ALLOW` as given, for the start-up summary. */
+  readonly allowText: string
+}>() {
+  static readonly config = Config.string("IMAGE_URL_ALLOW").pipe(
+    Config.withDefault(""),
+    Config.mapOrFail((text) => {
+      const { allow, invalid } = parseAllowList(text)
+      return invalid.length === 0
+        ? Either.right({ allow, allowText: text })
+        : Either.left(ConfigError.InvalidData([], `not a host name, address or CIDR range: ${invalid.join(", ")}`))
+    }),
+    Config.zipWith(
+      Config.integer("IMAGE_URL_TIMEOUT_MS").pipe(
+        Config.withDefault(10_000),
+        Config.validate({ message: "IMAGE_URL_TIMEOUT_MS must be at least 1", validation: (ms) => ms >= 1 }),
+        Config.map(Duration.millis)
+      ),
+      (allow, timeout) => ({ ...allow, timeout })
+    )
+  )
+}
+
+/** The image URLs' part of the start-up summary, by variable. */
+export const imageUrlSummary = (config: Context.Tag.Service<ImageUrlConfig>) => ({
+  IMAGE_URL_ALLOW: config.allowText.trim() === "" ? "unset: public addresses only" : config.allowText,
+  IMAGE_URL_TIMEOUT_MS: Duration.toMillis(config.timeout)
+})
