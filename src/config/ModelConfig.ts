@@ -37,8 +37,6 @@ const baseUrl = Config.string("OPENAI_BASE_URL").pipe(
  * schemas that read small text. Endpoints other than OpenAI and Azure ignore the field.
  */
 const endpointConfig = Config.all({
-  apiKey,
-  baseUrl: Config.map(baseUrl, Option.getOrElse(() => "https://api.openai.com/v1")),
   model: Config.nonEmptyString("MODEL").pipe(Config.withDefault("gpt-4o-mini")),
   /** One deadline for the model's part of a describe: every attempt and every pause between them. */
   timeoutMs: positiveInteger("MODEL_TIMEOUT_MS", 60_000),
@@ -51,17 +49,10 @@ const endpointConfig = Config.all({
   )
 })
 
-export type OpenAiConfig = Config.Config.Success<typeof endpointConfig>
-
-export class ModelConfig extends Context.Tag("ModelConfig")<ModelConfig, OpenAiConfig>() {
-  static readonly config = endpointConfig
+export type OpenAiConfig = Config.Config.Success<typeof endpointConfig> & {
+  readonly apiKey: Option.Option<Redacted.Redacted>
+  readonly baseUrl: string
 }
-
-/** True when a key or a base URL is set: the deployment asked for a model endpoint. */
-const isConfigured: Config.Config<boolean> = Config.map(
-  Config.all([apiKey, baseUrl]),
-  ([key, url]) => Option.isSome(key) || Option.isSome(url)
-)
 
 /** `gpt-4o-mini at https://api.openai.com/v1`: no credentials, no query. */
 export const endpointOf = (settings: OpenAiConfig): string => {
@@ -80,18 +71,35 @@ export interface DescriberSettings {
   readonly production: boolean
 }
 
+const describerChoice = Config.all({
+  // Empty counts as unset (`DESCRIBER: ${DESCRIBER:-}` in compose.yaml).
+  requested: Config.literal("offline", "openai-compatible", "")("DESCRIBER").pipe(
+    Config.option,
+    Config.map(Option.filter((choice): choice is DescriberChoice => choice !== ""))
+  ),
+  // Any case: `NODE_ENV=Production` is as much a production deployment as `production`.
+  production: Config.string("NODE_ENV").pipe(Config.withDefault(""), Config.map((env) => env.trim().toLowerCase() === "production"))
+})
+
+/** Both sections, each variable read once (a refused `OPENAI_BASE_URL` is said once). */
+export const modelSettings: Config.Config<{ readonly model: OpenAiConfig; readonly describer: DescriberSettings }> = Config.all({
+  apiKey,
+  baseUrl,
+  endpoint: endpointConfig,
+  choice: describerChoice
+}).pipe(Config.map(({ apiKey, baseUrl, choice, endpoint }) => ({
+  model: { apiKey, baseUrl: Option.getOrElse(baseUrl, () => "https://api.openai.com/v1"), ...endpoint },
+  // A key or a base URL: the deployment asked for a model endpoint.
+  describer: { ...choice, modelConfigured: Option.isSome(apiKey) || Option.isSome(baseUrl) }
+})))
+
+export class ModelConfig extends Context.Tag("ModelConfig")<ModelConfig, OpenAiConfig>() {
+  static readonly config = Config.map(modelSettings, (read) => read.model)
+}
+
 /** What services/DescriberLive.ts chooses from. */
 export class DescriberConfig extends Context.Tag("DescriberConfig")<DescriberConfig, DescriberSettings>() {
-  static readonly config: Config.Config<DescriberSettings> = Config.all({
-    // Empty counts as unset (`DESCRIBER: ${DESCRIBER:-}` in compose.yaml).
-    requested: Config.literal("offline", "openai-compatible", "")("DESCRIBER").pipe(
-      Config.option,
-      Config.map(Option.filter((choice): choice is DescriberChoice => choice !== ""))
-    ),
-    modelConfigured: isConfigured,
-    // Any case: `NODE_ENV=Production` is as much a production deployment as `production`.
-    production: Config.string("NODE_ENV").pipe(Config.withDefault(""), Config.map((env) => env.trim().toLowerCase() === "production"))
-  })
+  static readonly config = Config.map(modelSettings, (read) => read.describer)
 }
 
 /** The describer's and the model's part of the start-up summary, by variable: the key redacted. */

@@ -4,21 +4,20 @@
  * one start-up line that shows them all, secrets redacted.
  *
  * A new setting: add it to its section's `config` (or a new section's file here and to `settings`),
- * and to that section's summary; test/config/summary.test.ts fails until it is in the summary.
+ * and to that section's summary; test/config/Settings.test.ts fails until it is in the summary.
  */
 import { Config, ConfigProvider, Context, Effect, Layer } from "effect"
 import { AppConfig, databaseSummary, serverSummary, uploadsSummary } from "./AppConfig.ts"
 import { DashboardConfig, dashboardSummary } from "./DashboardConfig.ts"
 import { ImageUrlConfig, imageUrlSummary } from "./ImageUrlConfig.ts"
 import { MailConfig, mailSummary } from "./MailConfig.ts"
-import { DescriberConfig, ModelConfig, modelSummary } from "./ModelConfig.ts"
+import { DescriberConfig, ModelConfig, modelSettings, modelSummary } from "./ModelConfig.ts"
 import { ObservabilityConfig, observabilitySummary } from "./ObservabilityConfig.ts"
 
 /** The definition: one `Config` for all the sections. */
 export const settings = Config.all({
   app: AppConfig.config,
-  describer: DescriberConfig.config,
-  model: ModelConfig.config,
+  model: modelSettings,
   imageUrls: ImageUrlConfig.config,
   dashboard: DashboardConfig.config,
   mail: MailConfig.config,
@@ -35,8 +34,8 @@ export const layer = Layer.effectContext(
   Effect.map(settings, (read) =>
     Context.make(Settings, read).pipe(
       Context.add(AppConfig, read.app),
-      Context.add(DescriberConfig, read.describer),
-      Context.add(ModelConfig, read.model),
+      Context.add(DescriberConfig, read.model.describer),
+      Context.add(ModelConfig, read.model.model),
       Context.add(ImageUrlConfig, read.imageUrls),
       Context.add(DashboardConfig, read.dashboard),
       Context.add(MailConfig, read.mail),
@@ -57,7 +56,7 @@ export const summary = (read: SettingsShape) => ({
   server: serverSummary(read.app),
   database: databaseSummary(read.app),
   uploads: uploadsSummary(read.app),
-  model: modelSummary(read.describer, read.model),
+  model: modelSummary(read.model.describer, read.model.model),
   imageUrls: imageUrlSummary(read.imageUrls),
   dashboard: dashboardSummary(read.dashboard),
   mail: mailSummary(read.mail, read.app.publicUrl),

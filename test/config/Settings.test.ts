@@ -1,0 +1,130 @@
+/**
+ * The start-up summary (README "Configuration"): one log line naming every setting with its
+ * effective value, and no secret in anything the service prints as it starts.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, ConfigProvider, Effect, Exit, Option } from "effect"
+import { settings, summary } from "../../src/config/Settings.ts"
+import { freshPostgresUrl, postgresUrl } from "../support/database.ts"
+import { startService, tempDataDir } from "../support/process.ts"
+
+/** Every variable the definition reads, in the order it reads them: recorded from the provider it asks. */
+const settingNames = Effect.suspend(() => {
+  const names = new Set<string>()
+  const inner = ConfigProvider.fromMap(new Map()).flattened
+  const recording = ConfigProvider.fromFlat(ConfigProvider.makeFlat({
+    load: (path, primitive, split) => {
+      names.add(path.join("."))
+      return inner.load(path, primitive, split)
+    },
+    enumerateChildren: (path) => inner.enumerateChildren(path),
+    patch: inner.patch
+  }))
+  return Effect.withConfigProvider(settings, recording).pipe(Effect.map(() => [...names]))
+})
+
+const read = (variables: Record<string, string>) =>
+  Effect.withConfigProvider(settings, ConfigProvider.fromMap(new Map(Object.entries(variables))))
+
+/** The summary's entries, whatever their section. */
+const entries = (shown: ReturnType<typeof summary>): Record<string, unknown> => Object.assign({}, ...Object.values(shown))
+
+/** A distinctive value for every secret the service takes, and where it goes. */
+const secrets = {
+  apiKeySecret: "api-key-secret-5f0c1d2e3a4b5c6d7e8f9a0b",
+  metricsToken: "metrics-token-7c3a9e1f",
+  openAiKey: "sk-openai-key-4b8d2f6a",
+  smtpPassword: "smtp-password-9e2c7a1b",
+  databasePassword: "database-password-3d6f8b0c",
+  baseUrlPassword: "base-url-password-1a5e9c3f",
+  otlpPassword: "otlp-password-8b2d4f6e"
+}
+
+const secretVariables = {
+  API_KEY_SECRET: secrets.apiKeySecret,
+  METRICS_TOKEN: secrets.metricsToken,
+  OPENAI_API_KEY: secrets.openAiKey,
+  OPENAI_BASE_URL: `http://model:${secrets.baseUrlPassword}@127.0.0.1:9/v1`,
+  SMTP_URL: `smtps://mailer:${secrets.smtpPassword}@mail.example.com:465`,
+  OTEL_EXPORTER_OTLP_ENDPOINT: `http://otel:${secrets.otlpPassword}@127.0.0.1:9`
+}
+
+describe("the start-up summary", () => {
+  it.effect("names every setting the definition reads, and nothing else", () =>
+    Effect.gen(function* () {
+      const names = yield* settingNames
+      expect(names.length).toBeGreaterThan(30)
+      const shown = entries(summary(yield* read({})))
+      expect(Object.keys(shown).sort()).toEqual([...names].sort())
+    }))
+
+  it.effect("shows whether each secret is set, never its value nor a password in a URL", () =>
+    Effect.gen(function* () {
+      const all = yield* read({ ...secretVariables, DATABASE_URL: `postgres://app:${secrets.databasePassword}@db.example.com/images` })
+      const printed = JSON.stringify(summary(all))
+      for (const secret of Object.values(secrets)) expect(printed).not.toContain(secret)
+      expect(entries(summary(all))).toMatchObject({
+        API_KEY_SECRET: "<redacted>",
+        METRICS_TOKEN: "<redacted>",
+        OPENAI_API_KEY: "<redacted>",
+        DATABASE_URL: "postgres://app:redacted@db.example.com/images",
+        SMTP_URL: "smtps://mailer:redacted@mail.example.com:465",
+        OPENAI_BASE_URL: "http://127.0.0.1:9/v1"
+      })
+    }))
+
+  it.effect("every refused value still stops the start with its own message", () =>
+    Effect.gen(function* () {
+      const refusals: ReadonlyArray<readonly [Record<string, string>, string]> = [
+        [{ UPLOAD_MEMORY_MB: "10" }, "UPLOAD_MEMORY_MB must be at least 11"],
+        [{ TRUSTED_PROXIES: "-1" }, "TRUSTED_PROXIES must be 0 or more"],
+        [{ API_KEY_SECRET: "short" }, "API_KEY_SECRET must be at least 32 bytes (e.g. `openssl rand -base64 48`)"],
+        [{ PORT: "http" }, "Expected a network port value but received \"http\""],
+        [{ SIGNUP: "maybe" }, "Expected one of (open, closed) but received \"maybe\""],
+        [{ SIGNUP_CREDITS: "-1" }, "SIGNUP_CREDITS must be a whole number from 0 to 2147483647"],
+        [{ SMTP_URL: "https://mail.example.com" }, "SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtps://user:password@mail.example.com"],
+        [{ IMAGE_URL_ALLOW: "intranet, not a host!" }, "not a host name, address or CIDR range: not a host!"],
+        [{ IMAGE_URL_TIMEOUT_MS: "0" }, "IMAGE_URL_TIMEOUT_MS must be at least 1"],
+        [{ MODEL_TIMEOUT_MS: "0" }, "must be a positive integer"],
+        [{ OPENAI_BASE_URL: "ftp://example.com" }, "must be an http(s) URL"],
+        [{ MODEL_IMAGE_DETAIL: "medium" }, "Expected one of (low, high, auto) but received \"medium\""],
+        [{ LOG_FORMAT: "xml" }, "Expected one of (json, logfmt, pretty) but received \"xml\""],
+        [{ DESCRIBER: "gpt" }, "Expected one of (offline, openai-compatible, ) but received \"gpt\""]
+      ]
+      for (const [variables, message] of refusals) {
+        const exit = yield* Effect.exit(read(variables))
+        expect(Exit.isFailure(exit) ? Cause.pretty(exit.cause) : "accepted", JSON.stringify(variables)).toContain(message)
+      }
+    }))
+
+  it.scopedLive("a started service prints it as one line, with every setting, and no secret anywhere in its output", () =>
+    Effect.gen(function* () {
+      const names = yield* settingNames
+      // On PostgreSQL when there is one (trust authentication ignores the password), else PGlite.
+      const database = postgresUrl === undefined
+        ? Option.none()
+        : Option.some(yield* Effect.map(freshPostgresUrl(postgresUrl), ({ url }) => {
+          const withPassword = new URL(url)
+          withPassword.password = secrets.databasePassword
+          return withPassword.toString()
+        }))
+      const service = yield* startService({
+        ...secretVariables,
+        ...Option.match(database, { onNone: () => ({}), onSome: (url) => ({ DATABASE_URL: url }) }),
+        DATA_DIR: yield* tempDataDir,
+        LOG_FORMAT: "json"
+      })
+      const { stderr, stdout } = yield* service.stop("SIGTERM")
+      const output = stdout + stderr
+      for (const secret of Object.values(secrets)) expect(output).not.toContain(secret)
+      const lines = stdout.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as { message: unknown; annotations?: unknown })
+      const summaries = lines.filter((line) => JSON.stringify(line.message).includes("PORT"))
+      expect(summaries).toHaveLength(1)
+      const [message, { describer, ...sections }] = summaries[0]?.message as [string, { describer: unknown } & Record<string, object>]
+      expect(message).toBe("configuration")
+      expect(Object.keys(Object.assign({}, ...Object.values(sections))).sort()).toEqual([...names].sort())
+      expect(describer).toBe("openai-compatible (gpt-4o-mini at http://127.0.0.1:9/v1)")
+      // The settings are in that line alone: no other start-up line repeats a section.
+      expect(lines.filter((line) => ["dashboard", "e-mail", "describer", "exporting traces"].includes(String(line.message)))).toEqual([])
+    }), 60_000)
+})
