@@ -47,7 +47,8 @@ export type SettingsTags = Layer.Layer.Success<typeof layer>
 
 /** The settings from `variables` alone, nothing from the process (tests; unset entries left out). */
 export const fromVariables = (variables: Readonly<Record<string, string | undefined>>) =>
-  layer.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(
+  // Fresh: a layer is built once per reference, so two sets of variables in one build would share the first.
+  Layer.fresh(layer).pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(
     new Map(Object.entries(variables).flatMap(([name, value]) => (value === undefined ? [] : [[name, value] as const])))
   ))))
 
