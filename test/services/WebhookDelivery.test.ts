@@ -7,7 +7,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Duration, Effect, Layer, Logger, LogLevel, Redacted, TestClock } from "effect"
+import { Clock, Duration, Effect, Layer, Logger, LogLevel, Redacted, Schedule, TestClock } from "effect"
 import { Webhook } from "standardwebhooks"
 import { ServicesLive } from "../../src/app.ts"
 import * as Database from "../../src/db/Database.ts"
@@ -167,6 +167,21 @@ for (const backend of backends) {
         expect(yield* deliverDue).toBe(0)
         expect([yield* eventTo(url), received.length]).toEqual([undefined, 0])
       }).pipe(Effect.provide(loopbackAllowed)))
+
+    it.scoped("the worker, running for the life of its layer, delivers what is queued without being asked", () =>
+      Effect.gen(function* () {
+        const { base, received } = yield* webhookReceiver
+        const url = `${base}/ok/worker`
+        yield* enqueue(yield* account, url)
+        yield* Effect.flatMap(eventTo(url), (event) => event?.state === "delivered" ? Effect.void : Effect.fail("not yet")).pipe(
+          Effect.retry(Schedule.spaced("20 millis").pipe(Schedule.upTo("10 seconds")))
+        )
+        expect(received.map((r) => r.path)).toEqual(["/ok/worker"])
+      }).pipe(
+        Effect.provide(WebhookDelivery.worker(Duration.millis(20)).pipe(Layer.provide(loopbackAllowed))),
+        // The real clock: the worker waits between its rounds as it does in production.
+        Effect.withClock(Clock.make())
+      ))
 
     it.scoped("two workers on one database deliver each of 20 events once", () =>
       Effect.gen(function* () {
