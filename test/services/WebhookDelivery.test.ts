@@ -6,8 +6,8 @@
  * refused addresses are never connected to; two workers deliver each event once.
  */
 import { SqlClient } from "@effect/sql"
-import { describe, expect, layer } from "@effect/vitest"
-import { Clock, Duration, Effect, Layer, Logger, LogLevel, Redacted, Schedule, TestClock } from "effect"
+import { describe, expect, it, layer } from "@effect/vitest"
+import { Clock, ConfigProvider, Duration, Effect, Either, Layer, Logger, LogLevel, Redacted, Schedule, TestClock } from "effect"
 import { Webhook } from "standardwebhooks"
 import { ServicesLive } from "../../src/app.ts"
 import * as Database from "../../src/db/Database.ts"
@@ -17,7 +17,7 @@ import { retryDelays } from "../../src/domain/webhooks.ts"
 import { AccountWebhooks } from "../../src/services/AccountWebhooks.ts"
 import { Accounts } from "../../src/services/Accounts.ts"
 import { HostResolver } from "../../src/services/HostResolver.ts"
-import { WebhookDelivery } from "../../src/services/WebhookDelivery.ts"
+import { WebhookDelivery, webhookDeliveryConfig } from "../../src/services/WebhookDelivery.ts"
 import { Webhooks } from "../../src/services/Webhooks.ts"
 import { excerptBytes } from "../../src/services/webhookPost.ts"
 import { AppConfig } from "../../src/config.ts"
@@ -220,4 +220,24 @@ describe.skipIf(postgresUrl === undefined)("webhook delivery by two processes sh
         expect([counts[0] + counts[1], received.length, new Set(received.map((r) => r.headers["webhook-id"])).size]).toEqual([40, 40, 40])
       }))
   })
+})
+
+describe("webhook delivery settings", () => {
+  const from = (variables: Record<string, string>) =>
+    webhookDeliveryConfig.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(variables)))), Effect.either)
+
+  it.effect("by default: 10 s per attempt, a look every second, 4 attempts at once, public addresses only", () =>
+    Effect.gen(function* () {
+      const config = Either.getOrThrow(yield* from({}))
+      expect([Duration.toMillis(config.timeout), Duration.toMillis(config.poll), config.concurrency]).toEqual([10_000, 1_000, 4])
+      expect([config.allow.hosts.size, config.allow.ranges.length]).toEqual([0, 0])
+      const set = Either.getOrThrow(yield* from({ WEBHOOK_TIMEOUT_MS: "2500", WEBHOOK_CONCURRENCY: "16", IMAGE_URL_ALLOW: "hooks.internal" }))
+      expect([Duration.toMillis(set.timeout), set.concurrency, [...set.allow.hosts]]).toEqual([2500, 16, ["hooks.internal"]])
+    }))
+
+  it.effect("a value below 1 is refused at start-up, saying which", () =>
+    Effect.gen(function* () {
+      const refused = yield* from({ WEBHOOK_CONCURRENCY: "0" })
+      expect(Either.isLeft(refused) && String(refused.left)).toContain("WEBHOOK_CONCURRENCY must be at least 1")
+    }))
 })
