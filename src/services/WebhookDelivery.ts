@@ -53,9 +53,14 @@ interface Outcome {
   readonly final: boolean
 }
 
+/** How long delivered and abandoned events (and their attempts) are kept, for the dashboard. */
+export const endedEventRetention = Duration.days(30)
+
 export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDelivery, {
   /** Attempts every event due now, until none is left; how many attempts were made. */
   readonly deliverDue: Effect.Effect<number>
+  /** Deletes the events that ended more than `endedEventRetention` ago; how many. */
+  readonly sweep: Effect.Effect<number>
 }>() {
   static readonly make = (settings: WebhookDeliverySettings) =>
     Effect.gen(function* () {
@@ -135,7 +140,12 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
         Effect.map((counts) => counts.reduce((a, b) => a + b, 0)),
         Effect.withSpan("WebhookDelivery.deliverDue")
       )
-      return { deliverDue }
+      const sweep = Effect.gen(function* () {
+        const before = new Date((yield* Clock.currentTimeMillis) - Duration.toMillis(endedEventRetention))
+        const rows = yield* sql`DELETE FROM webhook_events WHERE state <> 'pending' AND ended_at < ${before} RETURNING id`
+        return rows.length
+      }).pipe(Effect.orDie, Effect.withSpan("WebhookDelivery.sweep"))
+      return { deliverDue, sweep }
     })
 
   static readonly layerWith = (settings: WebhookDeliverySettings) => Layer.effect(WebhookDelivery, WebhookDelivery.make(settings))
@@ -143,13 +153,15 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
   static readonly layer = Layer.unwrapEffect(Effect.map(webhookDeliveryConfig, WebhookDelivery.layerWith))
 
   /**
-   * The worker of this process, for the life of the layer: due events every `WEBHOOK_POLL_MS`. A
-   * database outage does not end it; the next round tries again.
+   * The worker of this process, for the life of the layer: due events every `WEBHOOK_POLL_MS`, and
+   * old ended events swept every hour. A database outage does not end it; the next round tries again.
    */
   static readonly worker = (poll: Duration.Duration) => Layer.scopedDiscard(Effect.gen(function* () {
-    const { deliverDue } = yield* WebhookDelivery
+    const { deliverDue, sweep } = yield* WebhookDelivery
     const round = deliverDue.pipe(Effect.catchAllCause((cause) => Effect.logWarning("could not deliver webhook events", cause)))
     yield* Effect.forkScoped(Effect.forever(Effect.zipRight(round, Effect.sleep(poll))))
+    const sweepRound = sweep.pipe(Effect.catchAllCause((cause) => Effect.logWarning("could not sweep ended webhook events", cause)))
+    yield* Effect.forkScoped(Effect.forever(Effect.delay(sweepRound, "1 hour")))
   }))
 
   /** The delivery service and its worker, configured from the environment (src/app.ts). */

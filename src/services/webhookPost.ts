@@ -61,7 +61,8 @@ export const postTo = (
       response.on("end", answer)
       response.on("error", answer)
     })
-    request.on("error", () => settle(Effect.fail(new PostFailed({ reason: "the connection failed" }))))
+    request.on("error", (error: NodeJS.ErrnoException) =>
+      settle(Effect.fail(new PostFailed({ reason: `the connection failed${error.code === undefined ? "" : ` (${error.code})`}` }))))
     request.end(bytes)
     return Effect.sync(() => request.destroy())
   })

@@ -157,6 +157,26 @@ for (const backend of backends) {
         Effect.provideService(HostResolver, HostResolver.fixed({ "hooks.test": ["10.1.2.3"] }))
       ))
 
+    it.scoped("ended events and their attempts are kept 30 days, then swept; pending ones stay", () =>
+      Effect.gen(function* () {
+        const { base } = yield* webhookReceiver
+        const accountId = yield* account
+        const delivered = `${base}/ok/swept`
+        const pending = `${base}/redirect/kept`
+        yield* enqueue(accountId, delivered)
+        yield* enqueue(accountId, pending)
+        expect(yield* deliverDue).toBe(2)
+        const sweep = Effect.flatMap(WebhookDelivery, (delivery) => delivery.sweep)
+        // Counted by this test's events: earlier tests' ended events may be swept alongside.
+        yield* TestClock.adjust("30 days")
+        yield* sweep
+        expect(yield* eventTo(delivered)).toMatchObject({ state: "delivered" })
+        yield* TestClock.adjust("1 second")
+        expect(yield* sweep).toBeGreaterThanOrEqual(1)
+        expect([yield* eventTo(delivered), (yield* attemptsTo(delivered)).length]).toEqual([undefined, 0])
+        expect(yield* eventTo(pending)).toMatchObject({ state: "pending" })
+      }).pipe(Effect.provide(loopbackAllowed)))
+
     it.scoped("an event queued in a transaction that fails is never sent", () =>
       Effect.gen(function* () {
         const { base, received } = yield* webhookReceiver
