@@ -4,6 +4,7 @@ import { logSummary } from "./config/Settings.ts"
 import * as Database from "./db/Database.ts"
 import { ServerLive } from "./http/server.ts"
 import { Accounts } from "./services/Accounts.ts"
+import { AccountWebhooks } from "./services/AccountWebhooks.ts"
 import { ApiKeys } from "./services/ApiKeys.ts"
 import { Credits } from "./services/Credits.ts"
 import { Describer } from "./services/Describer.ts"
@@ -18,11 +19,13 @@ import { Sessions } from "./services/Sessions.ts"
 import { UploadBudget } from "./services/UploadBudget.ts"
 import { UsageReport } from "./services/UsageReport.ts"
 import { Users } from "./services/Users.ts"
+import { WebhookDelivery } from "./services/WebhookDelivery.ts"
+import { Webhooks } from "./services/Webhooks.ts"
 
 /** The services over a database client (the CLI uses these alone); their settings come from config/Settings.ts. */
 export const ServicesLive = Layer.mergeAll(
   Accounts.Default, ApiKeys.Default, Users.Default, Sessions.Default, UsageReport.Default, KeyFlash.Default, Mailer.layer,
-  Idempotency.Default
+  Idempotency.Default, AccountWebhooks.Default, Webhooks.layer
 ).pipe(
   // Sign-ups grant `SIGNUP_CREDITS`.
   Layer.provideMerge(Credits.Default),
@@ -58,6 +61,8 @@ const StartUp = Layer.scopedDiscard(
 
 export const AppLive = ServerLive.pipe(
   Layer.provide(StartUp),
+  // Webhook events queued by any replica are delivered by this one's worker too.
+  Layer.provide(WebhookDelivery.live),
   Layer.provide(Layer.mergeAll(ServicesLive, Images.layer, UploadBudget.layer, ImageFetcher.layer)),
   Layer.provide(Database.layer),
   // The describer first: a production start without a model is refused before the database opens.

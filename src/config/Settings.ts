@@ -13,6 +13,7 @@ import { ImageUrlConfig, imageUrlSummary } from "./ImageUrlConfig.ts"
 import { MailConfig, mailSummary } from "./MailConfig.ts"
 import { DescriberConfig, ModelConfig, modelSettings, modelSummary } from "./ModelConfig.ts"
 import { ObservabilityConfig, observabilitySummary } from "./ObservabilityConfig.ts"
+import { WebhookConfig, webhookSummary } from "./WebhookConfig.ts"
 
 /** The definition: one `Config` for all the sections. */
 export const settings = Config.all({
@@ -21,7 +22,8 @@ export const settings = Config.all({
   imageUrls: ImageUrlConfig.config,
   dashboard: DashboardConfig.config,
   mail: MailConfig.config,
-  observability: ObservabilityConfig.config
+  observability: ObservabilityConfig.config,
+  webhooks: WebhookConfig.config
 })
 
 export type SettingsShape = Config.Config.Success<typeof settings>
@@ -39,7 +41,8 @@ export const layer = Layer.effectContext(
       Context.add(ImageUrlConfig, read.imageUrls),
       Context.add(DashboardConfig, read.dashboard),
       Context.add(MailConfig, read.mail),
-      Context.add(ObservabilityConfig, read.observability)
+      Context.add(ObservabilityConfig, read.observability),
+      Context.add(WebhookConfig, read.webhooks)
     ))
 )
 
@@ -61,7 +64,8 @@ export const summary = (read: SettingsShape) => ({
   imageUrls: imageUrlSummary(read.imageUrls),
   dashboard: dashboardSummary(read.dashboard),
   mail: mailSummary(read.mail, read.app.publicUrl),
-  observability: observabilitySummary(read.observability)
+  observability: observabilitySummary(read.observability),
+  webhooks: webhookSummary(read.webhooks)
 })
 
 /** The one start-up line: every setting, and the describer chosen from them. */

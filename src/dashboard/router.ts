@@ -16,6 +16,7 @@ import { forgotPasswordForm, requestPasswordReset } from "./routes/forgotPasswor
 import { changePassword, passwordForm } from "./routes/password.ts"
 import { tryDescribe, tryForm } from "./routes/try.ts"
 import { usage, usageExport } from "./routes/usage.ts"
+import { rotateWebhookSecret, webhooks } from "./routes/webhooks.ts"
 
 /** A file served from memory, cached by browsers for an hour. */
 export const asset = (body: string, contentType: string) =>
@@ -48,6 +49,8 @@ const routes = HttpRouter.empty.pipe(
   HttpRouter.get("/usage/export", usageExport),
   HttpRouter.get("/try", tryForm),
   HttpRouter.post("/try", tryDescribe),
+  HttpRouter.get("/webhooks", webhooks),
+  HttpRouter.post("/webhooks/rotate", rotateWebhookSecret),
   HttpRouter.concat(authRoutes),
   HttpRouter.get("/assets/style.css", asset(styleSheet, "text/css; charset=utf-8")),
   HttpRouter.get("/assets/copy.js", asset(copyScript, "text/javascript; charset=utf-8")),

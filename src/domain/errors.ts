@@ -143,3 +143,12 @@ export class KeyNotFound extends Schema.TaggedError<KeyNotFound>()("KeyNotFound"
 
 /** An operator command with arguments that make no sense (e.g. a negative credit grant). */
 export class InvalidCommand extends Schema.TaggedError<InvalidCommand>()("InvalidCommand", { message: Schema.String }) {}
+
+/** A `webhookUrl` that cannot be delivered to (README, "Webhooks"); `reason` is shown to the client. */
+export class WebhookUrlInvalid extends Schema.TaggedError<WebhookUrlInvalid>()("WebhookUrlInvalid", {
+  reason: Schema.String
+}) {
+  override get message() {
+    return `webhookUrl ${this.reason}`
+  }
+}

@@ -5,6 +5,7 @@
  */
 import { limits } from "../domain/limits.ts"
 import { describeFailures, describePatterns, errorResponses, tokensFailures } from "./openapiErrors.ts"
+import { webhookDocument } from "./openapiWebhooks.ts"
 
 const isoDate = { type: "string", format: "date-time" }
 const nullableDate = { type: ["string", "null"], format: "date-time" }
@@ -113,12 +114,14 @@ export const openApiDocument = (server: string) => ({
   servers: [{ url: server, description: server === "/" ? "This server" : "The public address of this service" }],
   tags: [
     { name: "Describe", description: "Metadata for an image: one credit per success." },
-    { name: "Keys", description: "Check a key and read the balance, free." }
+    { name: "Keys", description: "Check a key and read the balance, free." },
+    { name: "Webhooks", description: "Signed events the service sends to your `webhookUrl` (Standard Webhooks)." }
   ],
   components: {
     securitySchemes: { apiKey: { type: "http", scheme: "bearer", description: "An API key from the dashboard" } }
   },
   security: [{ apiKey: [] }],
+  webhooks: webhookDocument,
   paths: {
     "/api/describe": {
       post: {

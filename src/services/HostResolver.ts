@@ -1,5 +1,5 @@
 /**
- * Host names to addresses, for the image fetch (ImageFetcher.ts): every address is checked before
+ * Host names to addresses, for the image fetch and webhooks (checkedAddress.ts): every address is checked before
  * one is connected to, and the connection is made to that address, never to a second look-up of
  * the name (a DNS answer that changes between the two would get past the check). A reference with
  * the system resolver as its default, so tests can give names answers of their own.

@@ -1,7 +1,7 @@
 /**
  * Images given by URL (README, "Images by URL"): fetched for the describe use case at the image
- * step (§4.1 check 6). Only http and https, at most 3 redirects, every hop's address resolved here
- * and checked (domain/publicAddress.ts) before it is connected to, one deadline for all the hops
+ * step (§4.1 check 6). Only http and https, at most 3 redirects, every hop's address resolved
+ * and checked (checkedAddress.ts) before it is connected to, one deadline for all the hops
  * and the body (`IMAGE_URL_TIMEOUT_MS`), at most 10 MB (imageUrlGet.ts).
  *
  * The fetched bytes are not held from the upload budget (UploadBudget.ts): they are bounded by the
@@ -10,8 +10,8 @@
 import { Context, Duration, Effect, Layer } from "effect"
 import { type ImageFetcherSettings, ImageUrlConfig } from "../config/ImageUrlConfig.ts"
 import { ImageTooLarge, ImageUrlFetchFailed, ImageUrlRefused } from "../domain/errors.ts"
-import { type AllowList, mayConnect, parseAddress } from "../domain/publicAddress.ts"
-import { HostResolver, type ResolvedAddress } from "./HostResolver.ts"
+import type { AllowList } from "../domain/publicAddress.ts"
+import { checkedAddress } from "./checkedAddress.ts"
 import { getHop } from "./imageUrlGet.ts"
 
 export type { ImageFetcherSettings }
@@ -30,24 +30,13 @@ const httpUrl = (text: string, base?: URL): Effect.Effect<URL, ImageUrlRefused> 
     : Effect.fail(new ImageUrlRefused({ reason: "not an http or https URL" }))
 }
 
-/** The address to connect to for `url`: every address of its host must be one we may reach. */
-const checkedAddress = (allow: AllowList, url: URL) =>
-  Effect.gen(function* () {
-    const host = url.hostname.replace(/^\[|\]$/g, "")
-    const literal = parseAddress(host)
-    const addresses: ReadonlyArray<ResolvedAddress> = literal !== undefined
-      ? [{ address: host, family: literal.v6 ? 6 : 4 }]
-      : yield* Effect.flatMap(HostResolver, (resolver) => resolver.resolve(host))
-    const [first] = addresses
-    if (first === undefined) return yield* new ImageUrlFetchFailed({ reason: "its host name did not resolve" })
-    const refused = addresses.find(({ address }) => !mayConnect(allow, host, address))
-    if (refused !== undefined) return yield* new ImageUrlRefused({ reason: `${host} resolves to ${refused.address}` })
-    return first
-  })
-
 const fetchFrom = (allow: AllowList, url: URL, redirectsLeft: number): Effect.Effect<Uint8Array, ImageUrlRefused | ImageUrlFetchFailed | ImageTooLarge> =>
   Effect.gen(function* () {
-    const answer = yield* getHop(url, yield* checkedAddress(allow, url))
+    const checked = yield* checkedAddress(allow, url).pipe(Effect.catchTags({
+      AddressRefused: ({ reason }) => new ImageUrlRefused({ reason }),
+      HostUnresolved: () => new ImageUrlFetchFailed({ reason: "its host name did not resolve" })
+    }))
+    const answer = yield* getHop(url, checked)
     if (answer._tag === "image") return answer.bytes
     if (redirectsLeft === 0) return yield* new ImageUrlFetchFailed({ reason: `more than ${maxRedirects} redirects` })
     return yield* fetchFrom(allow, yield* httpUrl(answer.location, url), redirectsLeft - 1)

@@ -6,10 +6,10 @@
  */
 import http from "node:http"
 import https from "node:https"
-import type { LookupFunction } from "node:net"
 import { Effect } from "effect"
 import { ImageTooLarge, ImageUrlFetchFailed } from "../domain/errors.ts"
 import { limits } from "../domain/limits.ts"
+import { checkedLookup } from "./checkedAddress.ts"
 import type { ResolvedAddress } from "./HostResolver.ts"
 
 export type HopAnswer =
@@ -19,12 +19,6 @@ export type HopAnswer =
 const redirects = new Set([301, 302, 303, 307, 308])
 
 const userAgent = "image-metadata-service (imageUrl fetch)"
-
-/** Answers every look-up, whatever it asks for, with the address checked (no second DNS query). */
-const checkedLookup = (checked: ResolvedAddress): LookupFunction => (_host, options, callback) =>
-  options.all === true
-    ? (callback as (error: null, addresses: ReadonlyArray<ResolvedAddress>) => void)(null, [checked])
-    : callback(null, checked.address, checked.family)
 
 export const getHop = (url: URL, checked: ResolvedAddress): Effect.Effect<HopAnswer, ImageUrlFetchFailed | ImageTooLarge> =>
   Effect.async<HopAnswer, ImageUrlFetchFailed | ImageTooLarge>((resume) => {

@@ -9,6 +9,8 @@ export const paths = {
   usage: "/dashboard/usage",
   usageExport: "/dashboard/usage/export",
   try: "/dashboard/try",
+  webhooks: "/dashboard/webhooks",
+  webhooksRotate: "/dashboard/webhooks/rotate",
   login: "/dashboard/login",
   signup: "/dashboard/signup",
   invitation: "/dashboard/invitation",
@@ -22,13 +24,14 @@ export const paths = {
   apiReference: "/api/docs"
 } as const
 
-export type Section = "overview" | "keys" | "usage" | "try"
+export type Section = "overview" | "keys" | "usage" | "try" | "webhooks"
 
 const sections: ReadonlyArray<readonly [Section, string]> = [
   ["overview", "Overview"],
   ["keys", "API keys"],
   ["usage", "Usage"],
-  ["try", "Try it"]
+  ["try", "Try it"],
+  ["webhooks", "Webhooks"]
 ]
 
 /** Who is logged in, for the header; absent on the log-in and sign-up pages. */

@@ -9,7 +9,8 @@ const notices: Readonly<Record<string, string>> = {
   "logged-out": "You have logged out.",
   "password-changed": "Your password is changed; every other session of yours has ended.",
   "password-reset": "Your new password is set, and every other session of yours has ended.",
-  "key-deleted": "The key is deleted: from now on, every request with it is refused."
+  "key-deleted": "The key is deleted: from now on, every request with it is refused.",
+  "webhook-secret-rotated": "The webhook secret is replaced: deliveries from now on are signed with the new one only."
 }
 
 export const noticeOf = (done: string | undefined) => (done !== undefined && Object.hasOwn(notices, done) ? notices[done] : undefined)

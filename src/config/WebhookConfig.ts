@@ -1,0 +1,29 @@
+/**
+ * Settings of webhook deliveries (README, "Webhooks"), read with every other section (Settings.ts);
+ * services/WebhookDelivery.ts uses them with the image URLs' allow list (`IMAGE_URL_ALLOW`).
+ */
+import { Config, Context, Duration } from "effect"
+
+const atLeastOne = (name: string) => Config.validate({ message: `${name} must be at least 1`, validation: (n: number) => n >= 1 })
+
+export class WebhookConfig extends Context.Tag("WebhookConfig")<WebhookConfig, {
+  /** For one attempt: connection, request and reply (`WEBHOOK_TIMEOUT_MS`). */
+  readonly timeout: Duration.Duration
+  /** How often a worker looks for due events (`WEBHOOK_POLL_MS`). */
+  readonly poll: Duration.Duration
+  /** Attempts in flight at once in this process (`WEBHOOK_CONCURRENCY`). */
+  readonly concurrency: number
+}>() {
+  static readonly config = Config.all({
+    timeout: Config.integer("WEBHOOK_TIMEOUT_MS").pipe(Config.withDefault(10_000), atLeastOne("WEBHOOK_TIMEOUT_MS"), Config.map(Duration.millis)),
+    poll: Config.integer("WEBHOOK_POLL_MS").pipe(Config.withDefault(1_000), atLeastOne("WEBHOOK_POLL_MS"), Config.map(Duration.millis)),
+    concurrency: Config.integer("WEBHOOK_CONCURRENCY").pipe(Config.withDefault(4), atLeastOne("WEBHOOK_CONCURRENCY"))
+  })
+}
+
+/** The webhooks' part of the start-up summary, by variable. */
+export const webhookSummary = (config: Context.Tag.Service<WebhookConfig>) => ({
+  WEBHOOK_TIMEOUT_MS: Duration.toMillis(config.timeout),
+  WEBHOOK_POLL_MS: Duration.toMillis(config.poll),
+  WEBHOOK_CONCURRENCY: config.concurrency
+})

@@ -1,0 +1,166 @@
+/**
+ * Delivers the queued webhook events (README, "Webhooks"), on every replica: a worker claims a
+ * due event (`FOR UPDATE SKIP LOCKED`, so two replicas never take the same one), signs it with the
+ * account's secret of now, POSTs it within `WEBHOOK_TIMEOUT_MS`, and records the attempt. Any 2xx
+ * delivers it; anything else (a 3xx included: redirects are not followed) is retried on the
+ * Standard Webhooks schedule (domain/webhooks.ts) and abandoned after the last retry. An address
+ * that may not be reached (checkedAddress.ts, `IMAGE_URL_ALLOW`) will not become reachable: the
+ * event is abandoned at once, with the reason recorded.
+ */
+import { SqlClient } from "@effect/sql"
+import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
+import { ImageUrlConfig } from "../config/ImageUrlConfig.ts"
+import { WebhookConfig } from "../config/WebhookConfig.ts"
+import type { AllowList } from "../domain/publicAddress.ts"
+import { retryDelay, signedHeaders } from "../domain/webhooks.ts"
+import type { AccountId } from "../domain/ids.ts"
+import { AccountWebhooks } from "./AccountWebhooks.ts"
+import { checkedAddress } from "./checkedAddress.ts"
+import { postTo } from "./webhookPost.ts"
+
+export interface WebhookDeliverySettings {
+  /** Hosts and ranges reachable beyond public addresses (`IMAGE_URL_ALLOW`, as for images). */
+  readonly allow: AllowList
+  /** For one attempt: connection, request and reply (`WEBHOOK_TIMEOUT_MS`). */
+  readonly timeout: Duration.Duration
+  /** How often a worker looks for due events (`WEBHOOK_POLL_MS`). */
+  readonly poll: Duration.Duration
+  /** Attempts in flight at once in this process (`WEBHOOK_CONCURRENCY`). */
+  readonly concurrency: number
+}
+
+/** The settings read at start-up (config/WebhookConfig.ts), with the image URLs' allow list. */
+const settingsRead = Effect.map(Effect.all([WebhookConfig, ImageUrlConfig]), ([webhooks, imageUrls]) => ({ ...webhooks, allow: imageUrls.allow }))
+
+interface Claimed {
+  readonly id: string
+  readonly accountId: AccountId
+  readonly url: string
+  readonly payload: string
+  readonly attempts: number
+}
+
+/** What one attempt came to: recorded as is, and whether (and when) to try again. */
+interface Outcome {
+  readonly status: number | null
+  readonly error: string | null
+  readonly excerpt: string | null
+  /** No retry whatever the schedule says: the address is refused. */
+  readonly final: boolean
+}
+
+/** How long delivered and abandoned events (and their attempts) are kept, for the dashboard. */
+export const endedEventRetention = Duration.days(30)
+
+export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDelivery, {
+  /** Attempts every event due now, until none is left; how many attempts were made. */
+  readonly deliverDue: Effect.Effect<number>
+  /** Deletes the events that ended more than `endedEventRetention` ago; how many. */
+  readonly sweep: Effect.Effect<number>
+}>() {
+  static readonly make = (settings: WebhookDeliverySettings) =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const accounts = yield* AccountWebhooks
+      const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+      // A claimed event is due again after this, should its worker die mid-attempt.
+      const lease = Duration.sum(settings.timeout, Duration.minutes(1))
+
+      const claim = (claimId: string) =>
+        Effect.gen(function* () {
+          const at = yield* now
+          const [event] = yield* sql<Claimed>`UPDATE webhook_events SET attempts = attempts + 1, claim_id = ${claimId},
+            next_attempt_at = ${new Date(at.getTime() + Duration.toMillis(lease))}
+            WHERE id = (SELECT id FROM webhook_events WHERE state = 'pending' AND next_attempt_at <= ${at}
+              ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+            RETURNING id, account_id, url, payload, attempts`
+          return Option.fromNullable(event)
+        })
+
+      const attempt = (event: Claimed): Effect.Effect<Outcome> =>
+        Effect.gen(function* () {
+          const url = URL.parse(event.url)
+          if (url === null) return { status: null, error: "not a URL", excerpt: null, final: true }
+          const checked = yield* checkedAddress(settings.allow, url)
+          const timestamp = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+          const headers = signedHeaders([yield* accounts.secretOf(event.accountId)], { id: event.id, timestamp, body: event.payload })
+          const answer = yield* postTo(url, checked, headers, event.payload)
+          return { status: answer.status, error: null, excerpt: answer.excerpt, final: false }
+        }).pipe(
+          Effect.timeoutFail({
+            duration: settings.timeout,
+            onTimeout: () => ({ _tag: "TimedOut" as const, reason: `no answer within ${Duration.toMillis(settings.timeout) / 1000} s` })
+          }),
+          Effect.catchTags({
+            AddressRefused: ({ reason }) => Effect.succeed({ status: null, error: `refused: ${reason}`, excerpt: null, final: true }),
+            HostUnresolved: () => Effect.succeed({ status: null, error: "the host name did not resolve", excerpt: null, final: false }),
+            PostFailed: ({ reason }) => Effect.succeed({ status: null, error: reason, excerpt: null, final: false }),
+            TimedOut: ({ reason }) => Effect.succeed({ status: null, error: reason, excerpt: null, final: false })
+          })
+        )
+
+      /** Records the attempt and what follows: delivered, due again later, or abandoned. */
+      const record = (event: Claimed, claimId: string, outcome: Outcome, started: number) =>
+        Effect.gen(function* () {
+          const at = yield* now
+          const delivered = outcome.status !== null && outcome.status >= 200 && outcome.status <= 299
+          const delay = delivered || outcome.final ? undefined : retryDelay(event.attempts)
+          yield* sql`INSERT INTO webhook_attempts ${sql.insert({
+            eventId: event.id, attempt: event.attempts, attemptedAt: new Date(started), status: outcome.status,
+            error: outcome.error, durationMs: at.getTime() - started, responseExcerpt: outcome.excerpt
+          })} ON CONFLICT DO NOTHING`
+          yield* delay !== undefined
+            ? sql`UPDATE webhook_events SET next_attempt_at = ${new Date(at.getTime() + Duration.toMillis(delay))}, claim_id = NULL
+                WHERE id = ${event.id} AND claim_id = ${claimId}`
+            : sql`UPDATE webhook_events SET state = ${delivered ? "delivered" : "abandoned"}, ended_at = ${at},
+                end_reason = ${delivered ? null : outcome.error ?? `the receiver answered ${outcome.status}`}, claim_id = NULL
+                WHERE id = ${event.id} AND claim_id = ${claimId}`
+          if (!delivered && delay === undefined) {
+            yield* Effect.logWarning("webhook event abandoned", { eventId: event.id, attempts: event.attempts })
+          }
+        }).pipe(sql.withTransaction)
+
+      /** Claims and attempts events one after another until none is due; how many. */
+      const drain = (count: number): Effect.Effect<number> =>
+        Effect.gen(function* () {
+          const claimId = crypto.randomUUID()
+          const claimed = yield* claim(claimId).pipe(Effect.orDie)
+          if (Option.isNone(claimed)) return count
+          const started = yield* Clock.currentTimeMillis
+          const outcome = yield* attempt(claimed.value)
+          yield* record(claimed.value, claimId, outcome, started).pipe(Effect.orDie)
+          return yield* drain(count + 1)
+        })
+
+      const deliverDue = Effect.all(Array.from({ length: settings.concurrency }, () => drain(0)), { concurrency: "unbounded" }).pipe(
+        Effect.map((counts) => counts.reduce((a, b) => a + b, 0)),
+        Effect.withSpan("WebhookDelivery.deliverDue")
+      )
+      const sweep = Effect.gen(function* () {
+        const before = new Date((yield* Clock.currentTimeMillis) - Duration.toMillis(endedEventRetention))
+        const rows = yield* sql`DELETE FROM webhook_events WHERE state <> 'pending' AND ended_at < ${before} RETURNING id`
+        return rows.length
+      }).pipe(Effect.orDie, Effect.withSpan("WebhookDelivery.sweep"))
+      return { deliverDue, sweep }
+    })
+
+  static readonly layerWith = (settings: WebhookDeliverySettings) => Layer.effect(WebhookDelivery, WebhookDelivery.make(settings))
+
+  static readonly layer = Layer.unwrapEffect(Effect.map(settingsRead, WebhookDelivery.layerWith))
+
+  /**
+   * The worker of this process, for the life of the layer: due events every `WEBHOOK_POLL_MS`, and
+   * old ended events swept every hour. A database outage does not end it; the next round tries again.
+   */
+  static readonly worker = (poll: Duration.Duration) => Layer.scopedDiscard(Effect.gen(function* () {
+    const { deliverDue, sweep } = yield* WebhookDelivery
+    const round = deliverDue.pipe(Effect.catchAllCause((cause) => Effect.logWarning("could not deliver webhook events", cause)))
+    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(round, Effect.sleep(poll))))
+    const sweepRound = sweep.pipe(Effect.catchAllCause((cause) => Effect.logWarning("could not sweep ended webhook events", cause)))
+    yield* Effect.forkScoped(Effect.forever(Effect.delay(sweepRound, "1 hour")))
+  }))
+
+  /** The delivery service and its worker, configured from the settings (config/Settings.ts, src/app.ts). */
+  static readonly live = Layer.unwrapEffect(Effect.map(settingsRead, (settings) =>
+    WebhookDelivery.worker(settings.poll).pipe(Layer.provideMerge(WebhookDelivery.layerWith(settings)))))
+}

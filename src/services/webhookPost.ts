@@ -1,0 +1,68 @@
+/**
+ * One webhook delivery attempt (WebhookDelivery.ts): a POST to an address already checked
+ * (checkedAddress.ts), the URL's host name kept for the Host header and TLS. Redirects are not
+ * followed (their status is the answer). Of the reply only the status and a short excerpt of the
+ * body are kept; the rest is not read.
+ */
+import http from "node:http"
+import https from "node:https"
+import { Data, Effect } from "effect"
+import { checkedLookup } from "./checkedAddress.ts"
+import type { ResolvedAddress } from "./HostResolver.ts"
+
+export interface PostAnswer {
+  readonly status: number
+  readonly excerpt: string
+}
+
+/** No answer: the connection failed or closed first. */
+export class PostFailed extends Data.TaggedError("PostFailed")<{ readonly reason: string }> {}
+
+/** The bytes of a reply body kept, to show what a failing receiver said. */
+export const excerptBytes = 512
+
+const userAgent = "image-metadata-service (webhook)"
+
+export const postTo = (
+  url: URL,
+  checked: ResolvedAddress,
+  headers: Readonly<Record<string, string>>,
+  body: string
+): Effect.Effect<PostAnswer, PostFailed> =>
+  Effect.async<PostAnswer, PostFailed>((resume) => {
+    let settled = false
+    const settle = (outcome: Effect.Effect<PostAnswer, PostFailed>) => {
+      if (settled) return
+      settled = true
+      resume(outcome)
+    }
+    const client = url.protocol === "https:" ? https : http
+    const bytes = Buffer.from(body)
+    // No agent: a pooled connection was opened to an address checked for an earlier request.
+    const request = client.request(url, {
+      method: "POST",
+      agent: false,
+      lookup: checkedLookup(checked),
+      headers: { ...headers, "user-agent": userAgent, "content-type": "application/json", "content-length": `${bytes.length}` }
+    }, (response) => {
+      const chunks: Array<Buffer> = []
+      let kept = 0
+      const answer = () => {
+        request.destroy()
+        // PostgreSQL text holds no NUL: a binary reply is kept as what it reads as.
+        const excerpt = Buffer.concat(chunks).subarray(0, excerptBytes).toString("utf8").replaceAll("\u0000", "")
+        settle(Effect.succeed({ status: response.statusCode ?? 0, excerpt }))
+      }
+      response.on("data", (chunk: Buffer) => {
+        chunks.push(chunk)
+        kept += chunk.length
+        if (kept >= excerptBytes) answer()
+      })
+      response.on("end", answer)
+      response.on("error", answer)
+    })
+    request.on("error", (error: NodeJS.ErrnoException) =>
+      settle(Effect.fail(new PostFailed({ reason: `the connection failed${error.code === undefined ? "" : ` (${error.code})`}` }))))
+    request.end(bytes)
+    return Effect.sync(() => request.destroy())
+  })
