@@ -79,16 +79,22 @@ export const preparedStatements = (db: PGlite) => {
     return parse.parseResults([...statement.described, ...messages], db.parsers, { rowMode })[0]?.rows ?? []
   }
 
-  /** The rows of `text` run with `params`. */
-  const query = async (text: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") => {
-    try {
-      return await run(text, params, rowMode)
-    } catch (error) {
-      if (!planChanged(error)) throw error
-      await close(text)
-      return await run(text, params, rowMode)
-    }
-  }
+  /**
+   * The rows of `text` run with `params`, under PGlite's own locks as `query` is: a statement
+   * whose fiber was interrupted may still be running, and must not be interleaved with.
+   */
+  const query = (text: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") =>
+    db._runExclusiveTransaction(() =>
+      db._runExclusiveQuery(async () => {
+        try {
+          return await run(text, params, rowMode)
+        } catch (error) {
+          if (!planChanged(error)) throw error
+          await close(text)
+          return await run(text, params, rowMode)
+        }
+      })
+    )
 
   return { query }
 }
