@@ -20,15 +20,7 @@ interface Prepared {
 /** Texts kept prepared; past this the oldest is closed (a text made at run time must not grow the session). */
 const maxPrepared = 200
 
-const concat = (...parts: ReadonlyArray<Uint8Array>) => {
-  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0))
-  let at = 0
-  for (const part of parts) {
-    out.set(part, at)
-    at += part.length
-  }
-  return out
-}
+const concat = (...parts: ReadonlyArray<Uint8Array>): Uint8Array => Buffer.concat(parts)
 
 /** PostgreSQL's "cached plan must not change result type": a table's columns changed under a `SELECT *`. */
 const planChanged = (error: unknown) =>
