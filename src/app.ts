@@ -4,6 +4,8 @@ import { AppConfig, logSummary } from "./config.ts"
 import * as Database from "./db/Database.ts"
 import { ServerLive } from "./http/server.ts"
 import { Accounts } from "./services/Accounts.ts"
+import { Batches } from "./services/Batches.ts"
+import { BatchWorkersLive } from "./services/BatchWorkers.ts"
 import { ApiKeys } from "./services/ApiKeys.ts"
 import { Credits } from "./services/Credits.ts"
 import { DashboardConfig } from "./services/DashboardConfig.ts"
@@ -19,16 +21,29 @@ import { Sessions } from "./services/Sessions.ts"
 import { UploadBudget } from "./services/UploadBudget.ts"
 import { UsageReport } from "./services/UsageReport.ts"
 import { Users } from "./services/Users.ts"
+import { Webhooks } from "./services/Webhooks.ts"
 
-/** The services over a database client (the CLI uses these alone). */
-export const ServicesLive = Layer.mergeAll(
+/**
+ * TEMPORARY, until webhook delivery is built (README, "Batches"): events are dropped with a log
+ * line. The webhook layer replaces this one.
+ */
+const WebhooksPending = Layer.succeed(Webhooks, {
+  enqueue: (webhook) => Effect.logWarning("webhook delivery not built", { type: webhook.event.type })
+})
+
+/** The services over a database client and the given webhooks (tests record them, Webhooks.recording). */
+export const servicesWith = <E, R>(webhooks: Layer.Layer<Webhooks, E, R>) => Layer.mergeAll(
   Accounts.Default, ApiKeys.Default, Users.Default, Sessions.Default, UsageReport.Default, KeyFlash.Default, DashboardConfig.layer, Mailer.layer,
-  Idempotency.Default
+  Idempotency.Default, Batches.Default
 ).pipe(
   // Sign-ups grant `SIGNUP_CREDITS`.
   Layer.provideMerge(Credits.Default),
-  Layer.provideMerge(Instance.layer)
+  Layer.provideMerge(Instance.layer),
+  Layer.provideMerge(webhooks)
 )
+
+/** The services over a database client (the CLI uses these alone). */
+export const ServicesLive = servicesWith(WebhooksPending)
 
 /**
  * Start-up work, done before the server listens: print the configuration and describer once, and
@@ -60,6 +75,8 @@ const StartUp = Layer.scopedDiscard(
 
 export const AppLive = ServerLive.pipe(
   Layer.provide(StartUp),
+  // Batch items run beside requests, on the same services (README, "Batches").
+  Layer.provide(BatchWorkersLive),
   Layer.provide(Layer.mergeAll(ServicesLive, Images.layer, UploadBudget.layer, ImageFetcher.layer)),
   Layer.provide(Database.layer),
   // The describer first: a production start without a model is refused before the database opens.

@@ -21,6 +21,7 @@ import passwordResets from "./migrations/0004_password_resets.ts"
 import usageRequestId from "./migrations/0005_usage_request_id.ts"
 import keysAndResetRequests from "./migrations/0006_keys_and_reset_requests.ts"
 import idempotency from "./migrations/0007_idempotency.ts"
+import batches from "./migrations/0008_batches.ts"
 
 const migrationFiles = {
   "0001_init": init,
@@ -29,7 +30,8 @@ const migrationFiles = {
   "0004_password_resets": passwordResets,
   "0005_usage_request_id": usageRequestId,
   "0006_keys_and_reset_requests": keysAndResetRequests,
-  "0007_idempotency": idempotency
+  "0007_idempotency": idempotency,
+  "0008_batches": batches
 }
 const migrations = Migrator.fromRecord(migrationFiles)
 
