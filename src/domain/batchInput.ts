@@ -21,6 +21,15 @@ export const batchLimits = {
   webhookUrlBytes: formCaps.imageUrl
 } as const
 
+/** The 400s of a body that is not a batch; a fault of an item names it (`items[3].schema`). */
+export const batchInputMessages = {
+  notJson: "Bad Request, the body must be JSON",
+  items: `Bad Request, items must be an array of 1 to ${batchLimits.items} items`,
+  webhookUrl: "Bad Request, webhookUrl must be an http or https URL",
+  itemEvents: "Bad Request, itemEvents must be true or false",
+  itemPattern: "^Bad Request, items\\[\\d+\\](\\.[A-Za-z]+)? must be .+"
+} as const
+
 /** The describe fields of an item, as the form's text fields (a `schema` object given as its JSON). */
 export interface BatchItemFields {
   readonly imageUrl?: string
@@ -45,7 +54,8 @@ export interface BatchInput {
 
 const bytes = (text: string) => new TextEncoder().encode(text).length
 
-const invalid = (message: string) => Either.left(new BatchInvalid({ message: `Bad Request, ${message}` }))
+const invalid = (message: string) => Either.left(new BatchInvalid({ message }))
+const invalidItem = (message: string) => invalid(`Bad Request, ${message}`)
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -53,22 +63,22 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 const textFields = ["imageUrl", "keywords", "context", "language"] as const
 
 const itemOf = (value: unknown, at: string): Either.Either<BatchItemInput, BatchInvalid> => {
-  if (!isObject(value)) return invalid(`${at} must be an object`)
+  if (!isObject(value)) return invalidItem(`${at} must be an object`)
   const fields: Record<string, string> = {}
   for (const name of textFields) {
     const field = value[name]
     if (field === undefined) continue
-    if (typeof field !== "string") return invalid(`${at}.${name} must be a string`)
+    if (typeof field !== "string") return invalidItem(`${at}.${name} must be a string`)
     fields[name] = field
   }
   const schema = value["schema"]
   if (schema !== undefined) {
-    if (typeof schema !== "string" && !isObject(schema)) return invalid(`${at}.schema must be a string or an object`)
+    if (typeof schema !== "string" && !isObject(schema)) return invalidItem(`${at}.schema must be a string or an object`)
     fields["schema"] = typeof schema === "string" ? schema : JSON.stringify(schema)
   }
   const metadata = value["metadata"] === undefined ? undefined : JSON.stringify(value["metadata"])
   if (metadata !== undefined && bytes(metadata) > batchLimits.metadataBytes) {
-    return invalid(`${at}.metadata must be at most ${batchLimits.metadataBytes} bytes of JSON`)
+    return invalidItem(`${at}.metadata must be at most ${batchLimits.metadataBytes} bytes of JSON`)
   }
   return Either.right({ fields, metadata })
 }
@@ -82,17 +92,17 @@ export const parseBatchInput = (body: string): Either.Either<BatchInput, BatchIn
   try {
     json = JSON.parse(body)
   } catch {
-    return invalid("the body must be JSON")
+    return invalid(batchInputMessages.notJson)
   }
   if (!isObject(json) || !Array.isArray(json["items"]) || json["items"].length === 0 || json["items"].length > batchLimits.items) {
-    return invalid(`items must be an array of 1 to ${batchLimits.items} items`)
+    return invalid(batchInputMessages.items)
   }
   const webhookUrl = json["webhookUrl"]
   if (webhookUrl !== undefined && (typeof webhookUrl !== "string" || !isWebUrl(webhookUrl))) {
-    return invalid("webhookUrl must be an http or https URL")
+    return invalid(batchInputMessages.webhookUrl)
   }
   const itemEvents = json["itemEvents"] ?? false
-  if (typeof itemEvents !== "boolean") return invalid("itemEvents must be true or false")
+  if (typeof itemEvents !== "boolean") return invalid(batchInputMessages.itemEvents)
   const items: Array<BatchItemInput> = []
   for (const [index, value] of json["items"].entries()) {
     const item = itemOf(value, `items[${index}]`)

@@ -7,7 +7,7 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platf
 import { Effect, Either, Option } from "effect"
 import { AppConfig } from "../../config.ts"
 import { batchJson } from "../../domain/batch.ts"
-import { batchLimits, parseBatchInput } from "../../domain/batchInput.ts"
+import { batchInputMessages, batchLimits, parseBatchInput } from "../../domain/batchInput.ts"
 import { BatchBodyRefused, BatchInvalid, type BatchNotFound } from "../../domain/errors.ts"
 import { Batches } from "../../services/Batches.ts"
 import { readSmallBody } from "../connections.ts"
@@ -15,14 +15,14 @@ import { describeError, errorResponse, unexpected } from "../errors.ts"
 import { authenticate } from "./describe.ts"
 
 /** The list's page size: `limit`, 20 when absent. */
-const pageSizes = { default: 20, max: 100 } as const
+export const pageSizes = { default: 20, max: 100 } as const
 
 const MB = 1024 * 1024
 
 /** The answers of the batch endpoints' own failures; check 1's are the describe's. */
 export const batchMessages = {
   tooLarge: `Request too large: the maximum is ${batchLimits.bodyBytes / MB} MB`,
-  notJson: "Bad Request, the body must be JSON",
+  notJson: batchInputMessages.notJson,
   notFound: "Batch not found",
   limit: `Bad Request, limit must be a whole number from 1 to ${pageSizes.max}`
 } as const
