@@ -5,7 +5,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
-import { type BatchRow, batchSummary, countsOf, itemJson, type ItemRow } from "../domain/batch.ts"
+import { type BatchRow, batchSummary, countsOf, type ItemRow } from "../domain/batch.ts"
 import type { BatchInput } from "../domain/batchInput.ts"
 import { BatchNotFound } from "../domain/errors.ts"
 import type { AccountId, KeyId } from "../domain/ids.ts"
@@ -48,13 +48,13 @@ export class Batches extends Effect.Service<Batches>()("Batches", {
         return yield* summaryOf(batch as BatchRow)
       }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("Batches.create"))
 
-    /** The batch with its items in their order, as JSON text (domain/batch.ts). */
+    /** The batch with its items in their order (`itemJson` shows one as the API does). */
     const get = (accountId: AccountId, id: string) =>
       Effect.gen(function* () {
         const batch = yield* ownBatch(accountId, id)
         const items = yield* sql<ItemRow>`SELECT position, state, metadata, status, error, result FROM batch_items
           WHERE batch_id = ${batch.id} ORDER BY position`.pipe(Effect.orDie)
-        return { summary: yield* Effect.orDie(summaryOf(batch)), items: items.map(itemJson) }
+        return { summary: yield* Effect.orDie(summaryOf(batch)), items }
       }).pipe(Effect.withSpan("Batches.get"))
 
     /** The account's batches, newest first, a page at a time; `next` is the `before` of the next page. */

@@ -8,6 +8,7 @@ export const paths = {
   keys: "/dashboard/keys",
   usage: "/dashboard/usage",
   usageExport: "/dashboard/usage/export",
+  batches: "/dashboard/batches",
   try: "/dashboard/try",
   login: "/dashboard/login",
   signup: "/dashboard/signup",
@@ -22,12 +23,13 @@ export const paths = {
   apiReference: "/api/docs"
 } as const
 
-export type Section = "overview" | "keys" | "usage" | "try"
+export type Section = "overview" | "keys" | "usage" | "batches" | "try"
 
 const sections: ReadonlyArray<readonly [Section, string]> = [
   ["overview", "Overview"],
   ["keys", "API keys"],
   ["usage", "Usage"],
+  ["batches", "Batches"],
   ["try", "Try it"]
 ]
 

@@ -6,7 +6,7 @@
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Option } from "effect"
 import { AppConfig } from "../../config.ts"
-import { batchJson } from "../../domain/batch.ts"
+import { batchJson, itemJson } from "../../domain/batch.ts"
 import { batchInputMessages, batchLimits, parseBatchInput } from "../../domain/batchInput.ts"
 import { BatchBodyRefused, BatchInvalid, type BatchNotFound } from "../../domain/errors.ts"
 import { Batches } from "../../services/Batches.ts"
@@ -82,7 +82,7 @@ export const getBatch = batchErrors(Effect.gen(function* () {
   const { account } = yield* caller
   const { id } = yield* HttpRouter.params
   const { summary, items } = yield* Effect.flatMap(Batches, (batches) => batches.get(account.id, id ?? ""))
-  return HttpServerResponse.text(batchJson(summary, items), { contentType: "application/json" })
+  return HttpServerResponse.text(batchJson(summary, items.map(itemJson)), { contentType: "application/json" })
 })).pipe(Effect.withSpan("GET /api/batches/{id}"))
 
 export const cancelBatch = batchErrors(Effect.gen(function* () {
