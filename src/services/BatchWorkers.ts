@@ -28,6 +28,9 @@ export const batchConfig = Config.all({
   validation: (config) => config.workers >= 0 && config.perAccount >= 1 && Duration.toMillis(config.poll) >= 1
 }))
 
+/** `Effect.uninterruptibleMask`'s restore. */
+type Restore = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+
 /** How often items of stopped processes are looked for (a dead process is known a few seconds on, Instance.ts). */
 const recoveryEvery = Duration.seconds(5)
 
@@ -63,21 +66,20 @@ export const batchWorkers = (config: BatchConfig) => Layer.scopedDiscard(Effect.
       Effect.catchAllCause((cause) => Effect.logWarning("a batch item could not be ended yet; the recovery loop will", cause))
     )
 
-  const run = (item: ClaimedItem) =>
-    Effect.uninterruptibleMask((restore) =>
-      Effect.gen(function* () {
-        const exit = yield* Effect.exit(restore(describeImage({
-          accountId: item.accountId,
-          keyId: item.keyId,
-          form: Effect.succeed(itemForm(item.fields)),
-          onDescribed: (described) => Effect.orDie(items.storeResult(item, described))
-        })))
-        yield* finish(item, intendedOf(exit))
-      }).pipe(
-        // The attempt's id is its usage row's request id, which is how its charge is found.
-        Effect.annotateLogs(requestIdAnnotation, item.attemptId),
-        Effect.withSpan("BatchWorkers.item")
-      )
+  /** Runs a claimed item, in the claim's uninterruptible region: only the describe may be interrupted (`restore`). */
+  const run = (item: ClaimedItem, restore: Restore) =>
+    Effect.gen(function* () {
+      const exit = yield* Effect.exit(restore(describeImage({
+        accountId: item.accountId,
+        keyId: item.keyId,
+        form: Effect.succeed(itemForm(item.fields)),
+        onDescribed: (described) => Effect.orDie(items.storeResult(item, described))
+      })))
+      yield* finish(item, intendedOf(exit))
+    }).pipe(
+      // The attempt's id is its usage row's request id, which is how its charge is found.
+      Effect.annotateLogs(requestIdAnnotation, item.attemptId),
+      Effect.withSpan("BatchWorkers.item")
     )
 
   /** One claim and its item, or a pause when there is nothing to do. */
@@ -92,7 +94,7 @@ export const batchWorkers = (config: BatchConfig) => Layer.scopedDiscard(Effect.
         yield* Ref.update(live, HashSet.remove(attemptId))
         return yield* restore(Effect.sleep(config.poll))
       }
-      yield* run(claimed.value).pipe(Effect.ensuring(Ref.update(live, HashSet.remove(attemptId))))
+      yield* run(claimed.value, restore).pipe(Effect.ensuring(Ref.update(live, HashSet.remove(attemptId))))
     })
   )
 

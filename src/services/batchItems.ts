@@ -50,7 +50,10 @@ export const makeBatchItems = Effect.gen(function* () {
    */
   const claim = (instanceId: string, attemptId: string, perAccount: number) =>
     Effect.gen(function* () {
+      // Accounts already at their bound are left out here, so they never hide one that is not.
       const accounts = yield* sql<{ accountId: AccountId }>`SELECT account_id FROM batch_items WHERE state = 'queued'
+          AND account_id NOT IN (SELECT account_id FROM batch_items WHERE state = 'running'
+            GROUP BY account_id HAVING count(*) >= ${perAccount})
         GROUP BY account_id ORDER BY min(seq) LIMIT ${accountsPerClaim}`
       for (const { accountId } of accounts) {
         const [lock] = yield* sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${`batch-account:${accountId}`}, 0)) AS locked`

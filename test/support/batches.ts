@@ -40,8 +40,11 @@ export const startImageServer = async () => {
 /** Webhook events the code queued, for tests (Webhooks.recording). */
 export const queuedWebhooks = Effect.runSync(Ref.make<ReadonlyArray<QueuedWebhook>>([]))
 
+/** The settings of the tests' workers: `workers` fibers, at most `perAccount` items of an account, looking every 20 ms. */
+export const testWorkers = (workers: number, perAccount = 2) => batchWorkers({ workers, perAccount, poll: Duration.millis(20) })
+
 /** The services with batch workers over `backend`; images come from the loopback server as `images.test`. */
-export const batchServicesOn = (backend: Backend, describer: Layer.Layer<Describer>, perAccount = 2) => {
+export const batchServicesOn = (backend: Backend, describer: Layer.Layer<Describer>, workers = 3) => {
   const services = Layer.mergeAll(
     servicesWith(Webhooks.recording(queuedWebhooks)),
     Images.layer,
@@ -50,7 +53,8 @@ export const batchServicesOn = (backend: Backend, describer: Layer.Layer<Describ
     Layer.succeed(HostResolver, HostResolver.fixed({ "images.test": ["127.0.0.1"] })),
     Layer.succeed(ImageFetcher, ImageFetcher.make({ allow: parseAllowList("images.test").allow, timeout: Duration.seconds(5) }))
   ).pipe(Layer.provideMerge(backend.layer))
-  return batchWorkers({ workers: 3, perAccount, poll: Duration.millis(20) }).pipe(Layer.provideMerge(services))
+  // With none, no worker layer at all: a test's own would otherwise take this one's items for lost ones.
+  return workers === 0 ? services : testWorkers(workers).pipe(Layer.provideMerge(services))
 }
 
 export interface Seen {
