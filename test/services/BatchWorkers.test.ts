@@ -1,14 +1,17 @@
 /**
- * Batch workers stopping (README, "Batches"): what SIGTERM does to them. Items running when the
- * workers stop go back to the queue, their credits released (a usage row `released 499`), and the
- * next workers run them once, charged once.
+ * Batch workers stopping and recovering (README, "Batches"). Items running when the workers stop
+ * (SIGTERM) go back to the queue, their credits released (a usage row `released 499`), and the
+ * next workers run them once, charged once. Items of a process that died are ended from their
+ * attempt's usage row: a captured credit means succeeded (never run again), any other means queued.
  */
 import { afterAll } from "vitest"
 import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Deferred, Effect, Exit, Layer, Ref, Schedule, Scope } from "effect"
 import { AccountId } from "../../src/domain/ids.ts"
+import { requestIdAnnotation } from "../../src/domain/requestId.ts"
 import { Batches } from "../../src/services/Batches.ts"
+import { Credits } from "../../src/services/Credits.ts"
 import { Describer } from "../../src/services/Describer.ts"
 import { batchServicesOn, ended, startImageServer, testWorkers } from "../support/batches.ts"
 import { backends } from "../support/database.ts"
@@ -35,7 +38,7 @@ const states = (batchId: string) =>
 
 for (const backend of backends) {
   // No workers of the layer's own: the test starts and stops them.
-  layer(serverWith(batchServicesOn(backend, model, 0)), { excludeTestServices: true })(`Batch workers stopping on ${backend.name}`, (it) => {
+  layer(serverWith(batchServicesOn(backend, model, 0)), { excludeTestServices: true })(`Batch workers stopping and recovering on ${backend.name}`, (it) => {
     it.effect("running items go back to the queue uncharged; the next workers run them once, charged once", () =>
       Effect.gen(function* () {
         const c = yield* customer(5)
@@ -69,5 +72,53 @@ for (const backend of backends) {
         expect(yield* c.balance).toBe(3)
         expect(yield* Ref.get(entered)).toBe(4)
       }))
+
+    it.effect("items of a process that died are ended from their credit: one captured succeeded (not run again), one released runs again", () =>
+      Effect.gen(function* () {
+        const c = yield* customer(5)
+        const accountId = AccountId.make(c.accountId)
+        yield* Ref.set(entered, 0)
+        const open = yield* Deferred.make<void>()
+        yield* Deferred.succeed(open, undefined)
+        yield* Ref.set(gate, open)
+        const imageUrl = `http://images.test:${images.port}/photo/ghost.jpg`
+        const batch = yield* Effect.flatMap(Batches, (batches) => batches.create(accountId, c.keyId, {
+          items: [{ fields: { imageUrl }, metadata: undefined }, { fields: { imageUrl }, metadata: undefined }],
+          webhookUrl: undefined,
+          itemEvents: false
+        }))
+        // A process that is gone had claimed both: the first's credit captured (its result stored
+        // first, as a worker does) but the item not ended yet; the second's credit released.
+        const credits = yield* Credits
+        const attempt = (outcome: { readonly status: number; readonly errorKind: string | null }) =>
+          Effect.gen(function* () {
+            const attemptId: string = crypto.randomUUID()
+            const usageId = yield* credits.reserve(accountId, c.keyId).pipe(Effect.annotateLogs(requestIdAnnotation, attemptId))
+            yield* credits.settle(usageId, outcome)
+            return attemptId
+          })
+        const captured = yield* attempt({ status: 200, errorKind: null })
+        const released = yield* attempt({ status: 500, errorKind: "Unexpected" })
+        const sql = yield* SqlClient.SqlClient
+        const ghost = crypto.randomUUID()
+        yield* sql`UPDATE batch_items SET state = 'running', claimed_by = ${ghost}, attempts = 1,
+          attempt_id = CASE position WHEN 0 THEN ${captured} ELSE ${released} END,
+          result = CASE position WHEN 0 THEN '{"title":"kept"}' ELSE NULL END
+          WHERE batch_id = ${batch.id}`.pipe(Effect.orDie)
+        expect(yield* c.balance).toBe(4)
+
+        const workers = yield* Scope.make()
+        yield* Layer.buildWithScope(testWorkers(2), workers)
+        const done = yield* ended(batch.id, c.token)
+        yield* Scope.close(workers, Exit.void)
+        expect(done.items).toEqual([
+          { index: 0, state: "succeeded", status: 200, result: { title: "kept" } },
+          { index: 1, state: "succeeded", status: 200, result: { title: "title value", alternativeText: "alternativeText value", caption: "caption value", alt_text: "alternativeText value" } }
+        ])
+        expect(yield* states(batch.id)).toEqual([{ state: "succeeded", attempts: 1 }, { state: "succeeded", attempts: 2 }])
+        // One credit for each success: the first's, captured by the gone process, and the second's run.
+        expect(yield* c.balance).toBe(3)
+        expect(yield* Ref.get(entered)).toBe(1)
+      }), 60_000)
   })
 }
