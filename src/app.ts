@@ -5,6 +5,8 @@ import * as Database from "./db/Database.ts"
 import { ServerLive } from "./http/server.ts"
 import { Accounts } from "./services/Accounts.ts"
 import { AccountWebhooks } from "./services/AccountWebhooks.ts"
+import { Batches } from "./services/Batches.ts"
+import { BatchWorkersLive } from "./services/BatchWorkers.ts"
 import { ApiKeys } from "./services/ApiKeys.ts"
 import { Credits } from "./services/Credits.ts"
 import { Describer } from "./services/Describer.ts"
@@ -22,15 +24,22 @@ import { Users } from "./services/Users.ts"
 import { WebhookDelivery } from "./services/WebhookDelivery.ts"
 import { Webhooks } from "./services/Webhooks.ts"
 
-/** The services over a database client (the CLI uses these alone); their settings come from config/Settings.ts. */
-export const ServicesLive = Layer.mergeAll(
+/**
+ * The services over a database client and the given webhooks (tests record them with
+ * `Webhooks.recording`); their settings come from config/Settings.ts.
+ */
+export const servicesWith = <E, R>(webhooks: Layer.Layer<Webhooks, E, R>) => Layer.mergeAll(
   Accounts.Default, ApiKeys.Default, Users.Default, Sessions.Default, UsageReport.Default, KeyFlash.Default, Mailer.layer,
-  Idempotency.Default, AccountWebhooks.Default, Webhooks.layer
+  Idempotency.Default, AccountWebhooks.Default, Batches.Default
 ).pipe(
   // Sign-ups grant `SIGNUP_CREDITS`.
   Layer.provideMerge(Credits.Default),
-  Layer.provideMerge(Instance.layer)
+  Layer.provideMerge(Instance.layer),
+  Layer.provideMerge(webhooks)
 )
+
+/** The services over a database client (the CLI uses these alone). */
+export const ServicesLive = servicesWith(Webhooks.layer)
 
 /**
  * Start-up work, done before the server listens: print the configuration and describer in one line, and
@@ -63,6 +72,8 @@ export const AppLive = ServerLive.pipe(
   Layer.provide(StartUp),
   // Webhook events queued by any replica are delivered by this one's worker too.
   Layer.provide(WebhookDelivery.live),
+  // Batch items run beside requests, on the same services (README, "Batches").
+  Layer.provide(BatchWorkersLive),
   Layer.provide(Layer.mergeAll(ServicesLive, Images.layer, UploadBudget.layer, ImageFetcher.layer)),
   Layer.provide(Database.layer),
   // The describer first: a production start without a model is refused before the database opens.

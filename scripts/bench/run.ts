@@ -13,7 +13,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const all = ["overhead", "memory", "slowModel", "early413", "modelBytes", "stages", "work", "slowClients"] as const
+const all = ["overhead", "memory", "slowModel", "early413", "modelBytes", "stages", "work", "slowClients", "batch"] as const
 type Bench = (typeof all)[number]
 
 const isBench = (name: string): name is Bench => (all as ReadonlyArray<string>).includes(name)

@@ -8,6 +8,7 @@
  */
 import { Config, ConfigProvider, Context, Effect, Layer } from "effect"
 import { AppConfig, databaseSummary, serverSummary, uploadsSummary } from "./AppConfig.ts"
+import { BatchConfig, batchSummary } from "./BatchConfig.ts"
 import { DashboardConfig, dashboardSummary } from "./DashboardConfig.ts"
 import { ImageUrlConfig, imageUrlSummary } from "./ImageUrlConfig.ts"
 import { MailConfig, mailSummary } from "./MailConfig.ts"
@@ -23,7 +24,8 @@ export const settings = Config.all({
   dashboard: DashboardConfig.config,
   mail: MailConfig.config,
   observability: ObservabilityConfig.config,
-  webhooks: WebhookConfig.config
+  webhooks: WebhookConfig.config,
+  batches: BatchConfig.config
 })
 
 export type SettingsShape = Config.Config.Success<typeof settings>
@@ -42,7 +44,8 @@ export const layer = Layer.effectContext(
       Context.add(DashboardConfig, read.dashboard),
       Context.add(MailConfig, read.mail),
       Context.add(ObservabilityConfig, read.observability),
-      Context.add(WebhookConfig, read.webhooks)
+      Context.add(WebhookConfig, read.webhooks),
+      Context.add(BatchConfig, read.batches)
     ))
 )
 
@@ -65,7 +68,8 @@ export const summary = (read: SettingsShape) => ({
   dashboard: dashboardSummary(read.dashboard),
   mail: mailSummary(read.mail, read.app.publicUrl),
   observability: observabilitySummary(read.observability),
-  webhooks: webhookSummary(read.webhooks)
+  webhooks: webhookSummary(read.webhooks),
+  batches: batchSummary(read.batches)
 })
 
 /** The one start-up line: every setting, and the describer chosen from them. */

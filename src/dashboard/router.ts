@@ -8,6 +8,7 @@ import { copyScript, styleSheet } from "./assets.ts"
 import { htmlPage, securityHeaders } from "./http.ts"
 import { formExpiredPage, formUnreadablePage, notFoundPage, serverErrorPage } from "./pages/errors.ts"
 import { overview } from "./routes/account.ts"
+import { listBatchesPage, showBatchPage } from "./routes/batches.ts"
 import {
   acceptInvitation, invitationForm, logIn, loginForm, logOut, passwordResetForm, resetPassword, signUp, signupForm
 } from "./routes/auth.ts"
@@ -47,6 +48,8 @@ const routes = HttpRouter.empty.pipe(
   HttpRouter.post("/keys/:id/delete", deleteKey),
   HttpRouter.get("/usage", usage),
   HttpRouter.get("/usage/export", usageExport),
+  HttpRouter.get("/batches", listBatchesPage),
+  HttpRouter.get("/batches/:id", showBatchPage),
   HttpRouter.get("/try", tryForm),
   HttpRouter.post("/try", tryDescribe),
   HttpRouter.get("/webhooks", webhooks),

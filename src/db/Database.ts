@@ -21,6 +21,7 @@ import passwordResets from "./migrations/0004_password_resets.ts"
 import usageRequestId from "./migrations/0005_usage_request_id.ts"
 import keysAndResetRequests from "./migrations/0006_keys_and_reset_requests.ts"
 import idempotency from "./migrations/0007_idempotency.ts"
+import batches from "./migrations/0008_batches.ts"
 import webhooks from "./migrations/0009_webhooks.ts"
 
 const migrationFiles = {
@@ -31,6 +32,7 @@ const migrationFiles = {
   "0005_usage_request_id": usageRequestId,
   "0006_keys_and_reset_requests": keysAndResetRequests,
   "0007_idempotency": idempotency,
+  "0008_batches": batches,
   "0009_webhooks": webhooks
 }
 const migrations = Migrator.fromRecord(migrationFiles)

@@ -152,3 +152,16 @@ export class WebhookUrlInvalid extends Schema.TaggedError<WebhookUrlInvalid>()("
     return `webhookUrl ${this.reason}`
   }
 }
+
+// ---- Batches (README, "Batches").
+
+/** The body of `POST /api/batches` is not a batch: `message` says why, for the 400. */
+export class BatchInvalid extends Schema.TaggedError<BatchInvalid>()("BatchInvalid", { message: Schema.String }) {}
+
+/** The body of `POST /api/batches` is over its cap, or did not arrive whole in time. */
+export class BatchBodyRefused extends Schema.TaggedError<BatchBodyRefused>()("BatchBodyRefused", {
+  reason: Schema.Literal("tooLarge", "timedOut", "broken")
+}) {}
+
+/** No batch of the caller's account has this id (another account's batch included). */
+export class BatchNotFound extends Schema.TaggedError<BatchNotFound>()("BatchNotFound", {}) {}

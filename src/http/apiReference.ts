@@ -16,17 +16,17 @@ interface Operation {
   readonly operationId: string
   readonly summary: string
   readonly description?: string
-  readonly "x-codeSamples": ReadonlyArray<{ readonly label: string; readonly source: string }>
+  readonly "x-codeSamples"?: ReadonlyArray<{ readonly label: string; readonly source: string }>
   readonly requestBody?: {
     readonly content: Record<string, {
       readonly schema: { readonly properties: Record<string, { readonly description?: string }>; readonly required?: ReadonlyArray<string> }
-      readonly examples: Record<string, Example>
+      readonly examples?: Record<string, Example>
     }>
   }
   readonly responses: Record<string, {
     readonly description: string
     readonly headers?: Record<string, { readonly description: string }>
-    readonly content: Record<string, { readonly examples: Record<string, Example> }>
+    readonly content: Record<string, { readonly examples?: Record<string, Example> }>
   }>
 }
 
@@ -38,13 +38,14 @@ const table = (caption: string, head: ReadonlyArray<string>, rows: ReadonlyArray
   }</tbody></table></div>`
 
 const request = (op: Operation) => {
-  const samples = op["x-codeSamples"].map((sample) => `<h4>${escape(sample.label)}</h4><pre><code>${escape(sample.source)}</code></pre>`)
-  const body = Object.values(op.requestBody?.content ?? {})[0]
+  const samples = (op["x-codeSamples"] ?? []).map((sample) => `<h4>${escape(sample.label)}</h4><pre><code>${escape(sample.source)}</code></pre>`)
+  const [type, body] = Object.entries(op.requestBody?.content ?? {})[0] ?? []
   if (body === undefined) return `<h3>Request</h3><p>No body: the key in the header is all.</p>${samples.join("")}`
-  const fields = table("Form fields", ["Field", "Required", "Rule"], Object.entries(body.schema.properties).map(([name, field]) => [
+  const kind = type === "application/json" ? "JSON" : "Form"
+  const fields = table(`${kind} fields`, ["Field", "Required", "Rule"], Object.entries(body.schema.properties).map(([name, field]) => [
     `<code>${escape(name)}</code>`, body.schema.required?.includes(name) ? "yes" : "no", inlineMarkdown(field.description ?? "")
   ]))
-  const examples = Object.values(body.examples).map((example) => `<h4>Form: ${escape(example.summary)}</h4><pre><code>${json(example.value, true)}</code></pre>`)
+  const examples = Object.values(body.examples ?? {}).map((example) => `<h4>${kind}: ${escape(example.summary)}</h4><pre><code>${json(example.value, true)}</code></pre>`)
   return `<h3>Request</h3>${fields}${samples.join("")}${examples.join("")}`
 }
 

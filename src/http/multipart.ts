@@ -10,32 +10,14 @@
  * and keeps buffering a field after its size limit has fired.
  */
 import { Effect, Stream } from "effect"
-import type { DescribeForm } from "../domain/describeForm.ts"
 import { NotMultipart } from "../domain/errors.ts"
-import { limits } from "../domain/limits.ts"
+import { type DescribeForm, formCaps } from "../domain/describeForm.ts"
 import type { CappedBytes } from "./cappedBytes.ts"
 import { parseHeaderValue } from "./headerValue.ts"
 import { makeFormParser } from "./multipartParser.ts"
 
-const KiB = 1024
-
-/**
- * Bytes kept of each field. The image keeps one byte over §8's 10 MB: enough for the caller to
- * answer 413 after the schema check (§4.1 check 6). A schema at the limits of §2.2, 20 fields of
- * 64 + 1,000 characters, is about 125 KiB even with every character `\u`-escaped, so 256 KiB leaves
- * room for layout; past it the text is truncated and the schema is the caller's to refuse. The
- * domain uses 1,000 characters of keywords and context and refuses a language over 64: 64 KiB
- * (at least 16,384 characters) is plenty to do either. An `imageUrl` past 8 KiB (browsers and
- * servers commonly stop near there) is truncated, and refused as not a URL to fetch.
- */
-const caps = {
-  image: limits.imageBytes + 1,
-  imageUrl: 8 * KiB,
-  schema: 256 * KiB,
-  keywords: 64 * KiB,
-  context: 64 * KiB,
-  language: 64 * KiB
-} as const
+/** The bytes kept of each field (domain/describeForm.ts). */
+const caps = formCaps
 
 type FieldName = keyof typeof caps
 

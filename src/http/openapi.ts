@@ -4,6 +4,7 @@
  * (`openapiErrors.ts`), so the document cannot drift from the responses.
  */
 import { limits } from "../domain/limits.ts"
+import { batchPaths } from "./openapiBatches.ts"
 import { describeFailures, describePatterns, errorResponses, tokensFailures } from "./openapiErrors.ts"
 import { webhookDocument } from "./openapiWebhooks.ts"
 
@@ -115,6 +116,7 @@ export const openApiDocument = (server: string) => ({
   tags: [
     { name: "Describe", description: "Metadata for an image: one credit per success." },
     { name: "Keys", description: "Check a key and read the balance, free." },
+    { name: "Batches", description: "Many images by URL, described in the background: one credit per success." },
     { name: "Webhooks", description: "Signed events the service sends to your `webhookUrl` (Standard Webhooks)." }
   ],
   components: {
@@ -197,7 +199,8 @@ export const openApiDocument = (server: string) => ({
         description: "For clients that check their key at this path (the ForVoyez WordPress plugin): the same answers as `GET /api/tokens`, status and body.",
         ...tokensOperation(server, "/api/describe/verify")
       }
-    }
+    },
+    ...batchPaths((lines) => curl(server, lines))
   }
 }) as const
 

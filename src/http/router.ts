@@ -13,6 +13,7 @@ import { apiReferencePage } from "./apiReference.ts"
 import { errorResponse } from "./errors.ts"
 import { openApiDocument } from "./openapi.ts"
 import { admin } from "./routes/admin.ts"
+import { cancelBatch, createBatch, getBatch, listBatches } from "./routes/batches.ts"
 import { describe } from "./routes/describe.ts"
 import { healthz, readyz } from "./routes/health.ts"
 import { metrics } from "./routes/metrics.ts"
@@ -27,6 +28,10 @@ const routes = HttpRouter.empty.pipe(
   HttpRouter.post("/api/describe", describe),
   // A compatibility route (README): the ForVoyez WordPress plugin checks its key here.
   HttpRouter.get("/api/describe/verify", tokens),
+  HttpRouter.post("/api/batches", createBatch),
+  HttpRouter.get("/api/batches", listBatches),
+  HttpRouter.get("/api/batches/:id", getBatch),
+  HttpRouter.del("/api/batches/:id", cancelBatch),
   HttpRouter.post("/admin/commands", admin),
   HttpRouter.get("/healthz", healthz),
   HttpRouter.get("/readyz", readyz),

@@ -11,6 +11,7 @@ import { AccountNotFound, ApiKeyInvalid, ApiKeyMalformed, ApiKeyMissing, ApiKeyR
 import { failedCheck } from "../../src/domain/describeChecks.ts"
 import { tokensStatusAndMessage } from "../../src/http/errors.ts"
 import { type Cases, everyDescribeFailure } from "../support/describeFailures.ts"
+import { batchFailures, createFailures, listFailures } from "../../src/http/openapiBatches.ts"
 
 const tokensCases: Cases<ApiKeyError> = {
   ApiKeyMissing: [new ApiKeyMissing()],
@@ -52,6 +53,13 @@ describe("docs/api.md", () => {
     expect([...answered].filter((message) => !documented.includes(message))).toEqual([])
     // And nothing the service no longer says.
     expect(documented.filter((message) => !answered.has(message) && message !== pixelPattern)).toEqual([])
+  })
+
+  it("lists every error of the batch endpoints, with its status, exactly as the service answers it", () => {
+    const documented = documentedErrors(doc, "### Errors of the batch endpoints")
+    const answered = new Set([...createFailures, ...listFailures, ...batchFailures].map((failure) => row([failure.status, failure.message])))
+    expect([...answered].filter((message) => !documented.includes(message))).toEqual([])
+    expect(documented.filter((message) => !answered.has(message))).toEqual([])
   })
 
   it("lists every error of GET /api/tokens, with its status, exactly as the service answers it", () => {

@@ -13,6 +13,7 @@ import { schemaRule } from "../../src/domain/schemaFields.ts"
 import { getTokens, serverWith, tokensPaths } from "../support/server.ts"
 import { describeCases, everyDescribeFailure } from "../support/describeFailures.ts"
 import { servicesOn } from "../support/services.ts"
+import { call } from "../support/batches.ts"
 
 type Documented = {
   readonly responses: Record<string, { readonly content: Record<string, { readonly schema: object; readonly examples: Record<string, { readonly value: unknown }> }> }>
@@ -56,7 +57,7 @@ layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("the OpenAP
       expect(response.status).toBe(200)
       const document = (yield* response.json) as OpenApiDocument
       expect(document.openapi).toBe("3.1.0")
-      expect(Object.keys(document.paths)).toEqual(["/api/describe", "/api/tokens", "/api/describe/verify"])
+      expect(Object.keys(document.paths)).toEqual(["/api/describe", "/api/tokens", "/api/describe/verify", "/api/batches", "/api/batches/{id}"])
       expect(document.paths["/api/describe/verify"].get.responses).toEqual(document.paths["/api/tokens"].get.responses)
     }))
 
@@ -92,6 +93,45 @@ layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("the OpenAP
         tokens.push(yield* getTokens(gone.token, path))
         expect(tokens.map((t) => t.status)).toEqual([200, 401, 401, 401, 404])
         expect(tokens.flatMap((t) => conformance(document, path, t))).toEqual([])
+      }
+    }))
+
+  it.effect("matches the real responses of the batch endpoints, success and every kind of error, and its examples conform", () =>
+    Effect.gen(function* () {
+      const document = yield* served
+      const c = yield* customer(0)
+      const seenAt = (method: "get" | "post" | "delete", path: "/api/batches" | "/api/batches/{id}", seen: { readonly status: number; readonly body: unknown }) => {
+        const operation = (document.paths[path] as unknown as Record<string, Documented>)[method]!
+        const response = operation.responses[String(seen.status)]
+        if (response === undefined) return [`${method} ${path}: status ${seen.status} is not documented`]
+        return problems(response.content["application/json"]!.schema, seen.body).map((p) => `${method} ${path} ${seen.status} ${p}`)
+      }
+      const created = yield* call("POST", "/api/batches", { key: c.token, body: JSON.stringify({ items: [{ metadata: { a: 1 } }] }) })
+      const id = (created.body as { id: string }).id
+      const answers = [
+        ["post", "/api/batches", created],
+        ["post", "/api/batches", yield* call("POST", "/api/batches", { body: "{}" })],
+        ["post", "/api/batches", yield* call("POST", "/api/batches", { key: "nope", body: "{}" })],
+        ["post", "/api/batches", yield* call("POST", "/api/batches", { key: c.token, body: "{" })],
+        ["post", "/api/batches", yield* call("POST", "/api/batches", { key: c.token, body: `{"items":[{"language":1}]}` })],
+        ["post", "/api/batches", yield* call("POST", "/api/batches", { key: c.token, body: JSON.stringify({ items: [{ context: "x".repeat(3 * 1024 * 1024) }] }) })],
+        ["get", "/api/batches", yield* call("GET", "/api/batches", { key: c.token })],
+        ["get", "/api/batches", yield* call("GET", "/api/batches?limit=x", { key: c.token })],
+        ["get", "/api/batches/{id}", yield* call("GET", `/api/batches/${id}`, { key: c.token })],
+        ["get", "/api/batches/{id}", yield* call("GET", "/api/batches/nope", { key: c.token })],
+        ["delete", "/api/batches/{id}", yield* call("DELETE", `/api/batches/${id}`, { key: c.token })],
+        ["delete", "/api/batches/{id}", yield* call("DELETE", `/api/batches/${id}`)]
+      ] as const
+      expect(answers.map(([, , seen]) => seen.status)).toEqual([202, 401, 401, 400, 400, 413, 200, 400, 200, 404, 200, 401])
+      expect(answers.flatMap(([method, path, seen]) => seenAt(method, path, seen))).toEqual([])
+      for (const path of ["/api/batches", "/api/batches/{id}"] as const) {
+        for (const [method, operation] of Object.entries(document.paths[path] as unknown as Record<string, Documented>)) {
+          for (const [status, response] of Object.entries(operation.responses)) {
+            for (const example of Object.values(response.content["application/json"]?.examples ?? {})) {
+              expect(seenAt(method as "get", path, { status: Number(status), body: example.value })).toEqual([])
+            }
+          }
+        }
       }
     }))
 

@@ -181,7 +181,7 @@ const field = (json: string, name: string): string => {
  * The real service on an empty embedded database: an account with `credits` and a key, made with
  * the operator CLI before the start, and `OPENAI_BASE_URL` pointing at the fake model.
  */
-export const startService = async (modelBaseUrl: string, credits = 1_000_000): Promise<Target> => {
+export const startService = async (modelBaseUrl: string, credits = 1_000_000, extraEnv: Readonly<Record<string, string>> = {}): Promise<Target> => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "image-metadata-bench-"))
   const dataDir = path.join(dir, "data")
   let key: string
@@ -192,7 +192,7 @@ export const startService = async (modelBaseUrl: string, credits = 1_000_000): P
     fs.rmSync(dir, { recursive: true, force: true })
     throw error
   }
-  return spawnServer("service", [...serviceFlags, "src/main.ts"], { DATA_DIR: dataDir, OPENAI_BASE_URL: modelBaseUrl }, dir, `Bearer ${key}`)
+  return spawnServer("service", [...serviceFlags, "src/main.ts"], { ...extraEnv, DATA_DIR: dataDir, OPENAI_BASE_URL: modelBaseUrl }, dir, `Bearer ${key}`)
 }
 
 /** The service on a new database of `BENCH_DATABASE_URL`'s server, dropped by `stop`. */
@@ -224,6 +224,35 @@ export const startServicePostgres = async (modelBaseUrl: string, credits = 1_000
       await admin.close()
     }
   }
+}
+
+/**
+ * `count` service processes sharing one new database of `BENCH_DATABASE_URL`'s server (replicas),
+ * with `extraEnv`; the first one's `stop` stops them all and drops the database.
+ */
+export const startServiceReplicas = async (
+  modelBaseUrl: string,
+  count: number,
+  extraEnv: Readonly<Record<string, string>>,
+  credits = 1_000_000
+): Promise<ReadonlyArray<Target>> => {
+  if (postgresUrl === undefined) throw new Error("BENCH_DATABASE_URL is not set")
+  const name = `bench_${crypto.randomUUID().replaceAll("-", "")}`
+  const admin = new Bun.SQL(postgresUrl)
+  await admin.unsafe(`CREATE DATABASE ${name}`)
+  const url = new URL(postgresUrl)
+  url.pathname = `/${name}`
+  const dirs = Array.from({ length: count }, () => fs.mkdtempSync(path.join(os.tmpdir(), "image-metadata-bench-")))
+  const envOf = (dir: string) => ({ ...extraEnv, DATABASE_URL: url.toString(), DATA_DIR: path.join(dir, "data"), OPENAI_BASE_URL: modelBaseUrl })
+  const account = field(cli(envOf(dirs[0]!), "account", "create", "--name", "bench", "--credits", String(credits)), "id")
+  const key = field(cli(envOf(dirs[0]!), "key", "create", account, "--name", "bench"), "key")
+  const targets = await Promise.all(dirs.map((dir) => spawnServer("service-postgres", [...serviceFlags, "src/main.ts"], envOf(dir), dir, `Bearer ${key}`)))
+  const stopAll = async () => {
+    await Promise.all(targets.map((target) => target.stop()))
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    await admin.close()
+  }
+  return targets.map((target, i) => (i === 0 ? { ...target, stop: stopAll } : target))
 }
 
 /** The baseline of `scripts/bench/baseline.ts`, against the same fake model. */

@@ -8,6 +8,7 @@ export const paths = {
   keys: "/dashboard/keys",
   usage: "/dashboard/usage",
   usageExport: "/dashboard/usage/export",
+  batches: "/dashboard/batches",
   try: "/dashboard/try",
   webhooks: "/dashboard/webhooks",
   webhooksRotate: "/dashboard/webhooks/rotate",
@@ -24,12 +25,13 @@ export const paths = {
   apiReference: "/api/docs"
 } as const
 
-export type Section = "overview" | "keys" | "usage" | "try" | "webhooks"
+export type Section = "overview" | "keys" | "usage" | "batches" | "try" | "webhooks"
 
 const sections: ReadonlyArray<readonly [Section, string]> = [
   ["overview", "Overview"],
   ["keys", "API keys"],
   ["usage", "Usage"],
+  ["batches", "Batches"],
   ["try", "Try it"],
   ["webhooks", "Webhooks"]
 ]

@@ -16,7 +16,7 @@ import { describeErrorResponse, unexpected } from "../errors.ts"
 import { readDescribeUpload } from "../upload.ts"
 
 /** Check 1: every rejection but a missing header is the same 401 on this endpoint (§7.1). */
-const authenticate = (authorization: string | undefined) =>
+export const authenticate = (authorization: string | undefined) =>
   Effect.flatMap(ApiKeys, (keys) => keys.authenticate(authorization)).pipe(Effect.mapError(describeKeyError))
 
 /** A 200, or the stored 200 of its `Idempotency-Key` again (README, "Retries without paying twice"). */

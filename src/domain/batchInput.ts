@@ -1,0 +1,129 @@
+/**
+ * The body of `POST /api/batches` (README, "Batches"): what makes the whole batch a 400, and each
+ * item as the describe form it stands for. Only the shape is checked here; each item's fields are
+ * checked when it runs, as §4.1 checks a request, so a bad item fails alone with the describe's
+ * message.
+ */
+import { Either } from "effect"
+import { type DescribeForm, formCaps, type FormText } from "./describeForm.ts"
+import { BatchInvalid } from "./errors.ts"
+import { checkWebhookUrl } from "./webhooks.ts"
+
+const KiB = 1024
+
+export const batchLimits = {
+  /** Items of one batch. */
+  items: 1000,
+  /** The body: 1,000 items of a URL and a small schema fit; a large schema each would not. */
+  bodyBytes: 2 * KiB * KiB,
+  /** An item's `metadata`, as JSON: it is echoed back, not a place to store documents. */
+  metadataBytes: 1 * KiB
+} as const
+
+/** The 400s of a body that is not a batch; a fault of an item names it (`items[3].schema`). */
+export const batchInputMessages = {
+  notJson: "Bad Request, the body must be JSON",
+  items: `Bad Request, items must be an array of 1 to ${batchLimits.items} items`,
+  webhookUrl: "Bad Request, webhookUrl must be an http or https URL",
+  itemEvents: "Bad Request, itemEvents must be true or false",
+  itemPattern: "^Bad Request, items\\[\\d+\\](\\.[A-Za-z]+)? must be .+"
+} as const
+
+/** The describe fields of an item, as the form's text fields (a `schema` object given as its JSON). */
+export interface BatchItemFields {
+  readonly imageUrl?: string
+  readonly schema?: string
+  readonly keywords?: string
+  readonly context?: string
+  readonly language?: string
+}
+
+export interface BatchItemInput {
+  readonly fields: BatchItemFields
+  /** The item's `metadata` as JSON, echoed back as given. */
+  readonly metadata: string | undefined
+}
+
+export interface BatchInput {
+  readonly items: ReadonlyArray<BatchItemInput>
+  readonly webhookUrl: string | undefined
+  /** A `batch.item.completed` event per item as well as `batch.completed`. */
+  readonly itemEvents: boolean
+}
+
+const bytes = (text: string) => new TextEncoder().encode(text).length
+
+const invalid = (message: string) => Either.left(new BatchInvalid({ message }))
+const invalidItem = (message: string) => invalid(`Bad Request, ${message}`)
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const textFields = ["imageUrl", "keywords", "context", "language"] as const
+
+const itemOf = (value: unknown, at: string): Either.Either<BatchItemInput, BatchInvalid> => {
+  if (!isObject(value)) return invalidItem(`${at} must be an object`)
+  const fields: Record<string, string> = {}
+  for (const name of textFields) {
+    const field = value[name]
+    if (field === undefined) continue
+    if (typeof field !== "string") return invalidItem(`${at}.${name} must be a string`)
+    fields[name] = field
+  }
+  const schema = value["schema"]
+  if (schema !== undefined) {
+    if (typeof schema !== "string" && !isObject(schema)) return invalidItem(`${at}.schema must be a string or an object`)
+    fields["schema"] = typeof schema === "string" ? schema : JSON.stringify(schema)
+  }
+  const metadata = value["metadata"] === undefined ? undefined : JSON.stringify(value["metadata"])
+  if (metadata !== undefined && bytes(metadata) > batchLimits.metadataBytes) {
+    return invalidItem(`${at}.metadata must be at most ${batchLimits.metadataBytes} bytes of JSON`)
+  }
+  return Either.right({ fields, metadata })
+}
+
+/** `webhookUrl`: a string that webhooks can be sent to (domain/webhooks.ts says which), normalised. */
+const webhookUrlOf = (value: unknown): Either.Either<string | undefined, BatchInvalid> =>
+  value === undefined
+    ? Either.right(undefined)
+    : typeof value !== "string"
+    ? invalid(batchInputMessages.webhookUrl)
+    : Either.mapLeft(checkWebhookUrl(value), (refused) => new BatchInvalid({ message: `Bad Request, ${refused.message}` }))
+
+/** The batch in `body`, or why it is not one. */
+export const parseBatchInput = (body: string): Either.Either<BatchInput, BatchInvalid> => {
+  let json: unknown
+  try {
+    json = JSON.parse(body)
+  } catch {
+    return invalid(batchInputMessages.notJson)
+  }
+  if (!isObject(json) || !Array.isArray(json["items"]) || json["items"].length === 0 || json["items"].length > batchLimits.items) {
+    return invalid(batchInputMessages.items)
+  }
+  const webhookUrl = webhookUrlOf(json["webhookUrl"])
+  if (Either.isLeft(webhookUrl)) return Either.left(webhookUrl.left)
+  const itemEvents = json["itemEvents"] ?? false
+  if (typeof itemEvents !== "boolean") return invalid(batchInputMessages.itemEvents)
+  const items: Array<BatchItemInput> = []
+  for (const [index, value] of json["items"].entries()) {
+    const item = itemOf(value, `items[${index}]`)
+    if (Either.isLeft(item)) return Either.left(item.left)
+    items.push(item.right)
+  }
+  return Either.right({ items, webhookUrl: webhookUrl.right, itemEvents })
+}
+
+/** A text field as the multipart reader would keep it: cut (`truncated`) past its cap. */
+const formText = (text: string | undefined, cap: number): FormText | undefined =>
+  text === undefined ? undefined : { text, truncated: bytes(text) > cap }
+
+/** The describe form an item stands for: its `imageUrl` in place of a file (README, "Images by URL"). */
+export const itemForm = (fields: BatchItemFields): DescribeForm => ({
+  image: undefined,
+  imageUrl: formText(fields.imageUrl, formCaps.imageUrl),
+  schema: formText(fields.schema, formCaps.schema),
+  keywords: formText(fields.keywords, formCaps.keywords),
+  context: formText(fields.context, formCaps.context),
+  language: formText(fields.language, formCaps.language)
+})

@@ -1,0 +1,92 @@
+/**
+ * The batch endpoints (README, "Batches"): `POST /api/batches`, `GET /api/batches`,
+ * `GET /api/batches/{id}`, `DELETE /api/batches/{id}`. Callers are authenticated as on
+ * `POST /api/describe` (check 1 of §4.1, its 401s), before anything else is read.
+ */
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Either, Option } from "effect"
+import { AppConfig } from "../../config/AppConfig.ts"
+import { batchJson, itemJson } from "../../domain/batch.ts"
+import { batchInputMessages, batchLimits, parseBatchInput } from "../../domain/batchInput.ts"
+import { BatchBodyRefused, BatchInvalid, type BatchNotFound } from "../../domain/errors.ts"
+import { Batches } from "../../services/Batches.ts"
+import { readSmallBody } from "../connections.ts"
+import { describeErrorResponse, errorResponse, unexpected } from "../errors.ts"
+import { authenticate } from "./describe.ts"
+
+/** The list's page size: `limit`, 20 when absent. */
+export const pageSizes = { default: 20, max: 100 } as const
+
+const MB = 1024 * 1024
+
+/** The answers of the batch endpoints' own failures; check 1's are the describe's. */
+export const batchMessages = {
+  tooLarge: `Request too large: the maximum is ${batchLimits.bodyBytes / MB} MB`,
+  notJson: batchInputMessages.notJson,
+  notFound: "Batch not found",
+  limit: `Bad Request, limit must be a whole number from 1 to ${pageSizes.max}`
+} as const
+
+const batchErrors = <A, R>(route: Effect.Effect<A, BatchInvalid | BatchBodyRefused | BatchNotFound | Parameters<typeof describeErrorResponse>[0], R>) =>
+  route.pipe(
+    Effect.catchAll((error) => {
+      switch (error._tag) {
+        case "BatchInvalid":
+          return Effect.succeed(errorResponse(400, error.message))
+        case "BatchBodyRefused":
+          // Not read to its end: the connection is closed after the answer.
+          return Effect.succeed(error.reason === "tooLarge"
+            ? errorResponse(413, batchMessages.tooLarge, { connection: "close" })
+            : errorResponse(400, batchMessages.notJson, { connection: "close" }))
+        case "BatchNotFound":
+          return Effect.succeed(errorResponse(404, batchMessages.notFound))
+        default:
+          return Effect.succeed(describeErrorResponse(error))
+      }
+    }),
+    Effect.catchAllCause(unexpected("Internal Server Error"))
+  )
+
+const caller = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => authenticate(request.headers.authorization))
+
+const json = (body: unknown, status = 200, headers?: Record<string, string>) =>
+  HttpServerResponse.unsafeJson(body, { status, ...(headers ? { headers } : {}) })
+
+export const createBatch = batchErrors(Effect.gen(function* () {
+  const { account, key } = yield* caller
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const { formTimeout } = yield* AppConfig
+  const body = yield* readSmallBody(request, { maxBytes: batchLimits.bodyBytes, timeout: formTimeout }, (reason) => new BatchBodyRefused({ reason }))
+  const input = yield* Either.match(parseBatchInput(new TextDecoder().decode(body)), { onLeft: Effect.fail, onRight: Effect.succeed })
+  const batch = yield* Effect.flatMap(Batches, (batches) => batches.create(account.id, key.id, input))
+  return json(batch, 202, { location: `/api/batches/${batch.id}` })
+})).pipe(Effect.withSpan("POST /api/batches"))
+
+export const listBatches = batchErrors(Effect.gen(function* () {
+  const { account } = yield* caller
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const query = new URL(request.url, "http://localhost").searchParams
+  const limitText = query.get("limit")
+  const limit = limitText === null ? pageSizes.default : Number(limitText)
+  if (!Number.isInteger(limit) || limit < 1 || limit > pageSizes.max || (limitText !== null && !/^\d+$/.test(limitText))) {
+    return yield* new BatchInvalid({ message: batchMessages.limit })
+  }
+  const page = yield* Effect.flatMap(Batches, (batches) => batches.list(account.id, { limit, before: Option.fromNullable(query.get("before")) }))
+  return json({
+    batches: page.batches,
+    next: Option.match(page.next, { onNone: () => null, onSome: (before) => `/api/batches?before=${before}&limit=${limit}` })
+  })
+})).pipe(Effect.withSpan("GET /api/batches"))
+
+export const getBatch = batchErrors(Effect.gen(function* () {
+  const { account } = yield* caller
+  const { id } = yield* HttpRouter.params
+  const { summary, items } = yield* Effect.flatMap(Batches, (batches) => batches.get(account.id, id ?? ""))
+  return HttpServerResponse.text(batchJson(summary, items.map(itemJson)), { contentType: "application/json" })
+})).pipe(Effect.withSpan("GET /api/batches/{id}"))
+
+export const cancelBatch = batchErrors(Effect.gen(function* () {
+  const { account } = yield* caller
+  const { id } = yield* HttpRouter.params
+  return json(yield* Effect.flatMap(Batches, (batches) => batches.cancel(account.id, id ?? "")))
+})).pipe(Effect.withSpan("DELETE /api/batches/{id}"))

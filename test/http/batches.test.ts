@@ -1,0 +1,178 @@
+/**
+ * Batches (README, "Batches") on PGlite and PostgreSQL, with the workers of one process: each item
+ * is a describe with the describe's messages, charged on success only, run once; the batch's
+ * endpoints, their 400s, 401s and 404s; cancelation; the `batch.completed` event queued once.
+ */
+import { afterAll } from "vitest"
+import { expect, layer } from "@effect/vitest"
+import { Deferred, Effect, Ref, Schedule } from "effect"
+import { GenerationFailed } from "../../src/domain/errors.ts"
+import { Describer } from "../../src/services/Describer.ts"
+import { batchServicesOn, call, ended, queuedWebhooks, startImageServer } from "../support/batches.ts"
+import { backends } from "../support/database.ts"
+import { customer } from "../support/describe.ts"
+import { serverWith } from "../support/server.ts"
+
+const images = await startImageServer()
+afterAll(images.close)
+const at = (path: string) => `http://images.test:${images.port}${path}`
+
+const gate = Effect.runSync(Ref.make(Effect.runSync(Deferred.make<void>())))
+const calls = Effect.runSync(Ref.make(0))
+
+/** Echoes field names; keywords `fail` fail as the model would (a 500); `slow` waits at the gate. */
+const model = Describer.scripted((request) =>
+  Effect.gen(function* () {
+    yield* Ref.update(calls, (n) => n + 1)
+    if (request.keywords === "slow") yield* Deferred.await(yield* Ref.get(gate))
+    if (request.keywords === "fail") return yield* new GenerationFailed({ reason: "failed" })
+    return Object.fromEntries(request.fields.map((field) => [field.name, `${field.name} value`]))
+  }))
+
+const post = (key: string, body: unknown) => call("POST", "/api/batches", { key, body: JSON.stringify(body) })
+const error = (status: number, message: string) => ({ status, body: { error: message } })
+const failing = (key: string, body: string) => Effect.map(call("POST", "/api/batches", { key, body }), ({ status, body }) => ({ status, body }))
+
+for (const backend of backends) {
+  layer(serverWith(batchServicesOn(backend, model)), { excludeTestServices: true })(`Batches on ${backend.name}`, (it) => {
+    it.effect("runs each item once as a describe: successes charged, failures with the describe's messages, one batch.completed", () =>
+      Effect.gen(function* () {
+        const c = yield* customer(10)
+        yield* Ref.set(queuedWebhooks, [])
+        const before = yield* Ref.get(calls)
+        const created = yield* post(c.token, {
+          webhookUrl: "https://hooks.example.com/batches",
+          items: [
+            { imageUrl: at("/photo/1.jpg"), metadata: { postId: 7 } },
+            { imageUrl: at("/photo/2.jpg"), schema: `{"title":"title","1":"one"}` },
+            { imageUrl: at("/photo/3.jpg"), keywords: "fail" },
+            { imageUrl: at("/photo/4.jpg"), schema: "not json" },
+            { keywords: "no image" },
+            { imageUrl: at("/missing.jpg") },
+            { imageUrl: `http://127.0.0.1:${images.port}/photo/5.jpg` }
+          ]
+        })
+        const id = (created.body as { id: string }).id
+        expect(created).toMatchObject({ status: 202, location: `/api/batches/${id}`, body: { id, counts: { total: 7 } } })
+        const batch = yield* ended(id, c.token)
+        expect(batch.status).toBe("completed")
+        expect(batch.counts).toEqual({ total: 7, queued: 0, running: 0, succeeded: 2, failed: 5, canceled: 0 })
+        expect(batch.items).toEqual([
+          {
+            index: 0, state: "succeeded", status: 200, metadata: { postId: 7 },
+            result: { title: "title value", alternativeText: "alternativeText value", caption: "caption value", alt_text: "alternativeText value" }
+          },
+          { index: 1, state: "succeeded", status: 200, result: { "1": "1 value", title: "title value" } },
+          { index: 2, state: "failed", status: 500, error: "Internal Server Error" },
+          { index: 3, state: "failed", status: 400, error: expect.stringMatching(/^Invalid schema: /) },
+          { index: 4, state: "failed", status: 400, error: "Bad Request, No file uploaded" },
+          { index: 5, state: "failed", status: 400, error: "Bad Request, the image at imageUrl could not be fetched: the server answered 404" },
+          { index: 6, state: "failed", status: 400, error: "Bad Request, imageUrl must be a public http or https URL" }
+        ])
+        expect(yield* c.balance).toBe(8)
+        const usage = yield* c.usage
+        expect(usage.filter((row) => row.state === "charged")).toHaveLength(2)
+        // The model ran for the three items that got that far, once each.
+        expect((yield* Ref.get(calls)) - before).toBe(3)
+        expect(yield* Ref.get(queuedWebhooks)).toEqual([{
+          accountId: c.accountId,
+          url: "https://hooks.example.com/batches",
+          event: { type: "batch.completed", data: { batchId: id, status: "completed", counts: batch.counts } }
+        }])
+      }))
+
+    it.effect("with itemEvents, one batch.item.completed per item before the batch's event", () =>
+      Effect.gen(function* () {
+        const c = yield* customer(5)
+        yield* Ref.set(queuedWebhooks, [])
+        const created = yield* post(c.token, { webhookUrl: "https://hooks.example.com/b", itemEvents: true, items: [{ imageUrl: at("/photo/a.jpg") }, {}] })
+        const id = (created.body as { id: string }).id
+        yield* ended(id, c.token)
+        const events = (yield* Ref.get(queuedWebhooks)).map((webhook) => webhook.event)
+        expect(events.map((event) => event.type).sort()).toEqual(["batch.completed", "batch.item.completed", "batch.item.completed"])
+        expect(events.at(-1)?.type).toBe("batch.completed")
+        expect(events).toContainEqual({ type: "batch.item.completed", data: { batchId: id, index: 1, state: "failed", status: 400, error: "Bad Request, No file uploaded" } })
+      }))
+
+    it.effect("an account without credits may create a batch; its items fail alone, uncharged, with check 2's 401", () =>
+      Effect.gen(function* () {
+        const c = yield* customer(0)
+        const created = yield* post(c.token, { items: [{ imageUrl: at("/photo/z.jpg") }] })
+        const batch = yield* ended((created.body as { id: string }).id, c.token)
+        expect(batch.items).toEqual([{ index: 0, state: "failed", status: 401, error: "Unauthorized, no credit left" }])
+        expect(yield* c.balance).toBe(0)
+      }))
+
+    it.effect("refuses what is not a batch with a 400 naming the fault, and callers as /api/describe does (first)", () =>
+      Effect.gen(function* () {
+        const c = yield* customer(1)
+        const many = JSON.stringify({ items: Array.from({ length: 1001 }, () => ({ imageUrl: at("/photo/x.jpg") })) })
+        expect(yield* failing(c.token, "{not json")).toEqual(error(400, "Bad Request, the body must be JSON"))
+        expect(yield* failing(c.token, "[]")).toEqual(error(400, "Bad Request, items must be an array of 1 to 1000 items"))
+        expect(yield* failing(c.token, `{"items":[]}`)).toEqual(error(400, "Bad Request, items must be an array of 1 to 1000 items"))
+        expect(yield* failing(c.token, many)).toEqual(error(400, "Bad Request, items must be an array of 1 to 1000 items"))
+        expect(yield* failing(c.token, `{"items":[{},"x"]}`)).toEqual(error(400, "Bad Request, items[1] must be an object"))
+        expect(yield* failing(c.token, `{"items":[{"imageUrl":3}]}`)).toEqual(error(400, "Bad Request, items[0].imageUrl must be a string"))
+        expect(yield* failing(c.token, `{"items":[{"schema":[1]}]}`)).toEqual(error(400, "Bad Request, items[0].schema must be a string or an object"))
+        expect(yield* failing(c.token, JSON.stringify({ items: [{ metadata: "x".repeat(1100) }] })))
+          .toEqual(error(400, "Bad Request, items[0].metadata must be at most 1024 bytes of JSON"))
+        expect(yield* failing(c.token, `{"items":[{}],"webhookUrl":"ftp://x"}`)).toEqual(error(400, "Bad Request, webhookUrl must be an http or https URL"))
+        expect(yield* failing(c.token, `{"items":[{}],"itemEvents":"yes"}`)).toEqual(error(400, "Bad Request, itemEvents must be true or false"))
+        expect(yield* failing(c.token, JSON.stringify({ items: [{ context: "x".repeat(2.1 * 1024 * 1024) }] })))
+          .toEqual(error(413, "Request too large: the maximum is 2 MB"))
+        expect(yield* failing("not-a-key", "{not json")).toEqual(error(401, "Unauthorized, invalid token"))
+        const missing = yield* call("POST", "/api/batches", { body: "{not json" })
+        expect({ status: missing.status, body: missing.body }).toEqual(error(401, "Unauthorized, missing Authorization header"))
+        expect(yield* c.balance).toBe(1)
+      }))
+
+    it.effect("lists the account's batches newest first, a page at a time; another account's batch and a non-UUID are 404s", () =>
+      Effect.gen(function* () {
+        const c = yield* customer(0)
+        const other = yield* customer(0)
+        const ids: Array<string> = []
+        for (let n = 0; n < 3; n++) ids.push(((yield* post(c.token, { items: [{}] })).body as { id: string }).id)
+        const first = yield* call("GET", "/api/batches?limit=2", { key: c.token })
+        const page = first.body as { batches: ReadonlyArray<{ id: string }>; next: string }
+        expect([first.status, page.batches.map((batch) => batch.id)]).toEqual([200, [ids[2], ids[1]]])
+        const second = (yield* call("GET", page.next, { key: c.token })).body
+        expect(second).toMatchObject({ batches: [{ id: ids[0] }], next: null })
+        expect((yield* call("GET", "/api/batches", { key: other.token })).body).toEqual({ batches: [], next: null })
+        expect(yield* Effect.map(call("GET", "/api/batches?limit=0", { key: c.token }), (s) => s.body))
+          .toEqual({ error: "Bad Request, limit must be a whole number from 1 to 100" })
+        for (const [method, path] of [["GET", `/api/batches/${ids[0]}`], ["DELETE", `/api/batches/${ids[0]}`], ["GET", "/api/batches/not-a-uuid"]] as const) {
+          const seen = yield* call(method, path, { key: other.token })
+          expect([method, path, seen.status, seen.body]).toEqual([method, path, 404, { error: "Batch not found" }])
+        }
+      }))
+
+    it.effect("DELETE cancels the items not started; those running finish and are charged; the batch ends canceled", () =>
+      Effect.gen(function* () {
+        const c = yield* customer(10)
+        yield* Ref.set(queuedWebhooks, [])
+        const open = yield* Deferred.make<void>()
+        yield* Ref.set(gate, open)
+        const created = yield* post(c.token, {
+          webhookUrl: "https://hooks.example.com/c",
+          items: Array.from({ length: 5 }, (_, n) => ({ imageUrl: at(`/photo/slow-${n}.jpg`), keywords: "slow" }))
+        })
+        const id = (created.body as { id: string }).id
+        // Two run (BATCH_ACCOUNT_CONCURRENCY), held at the model's gate; three wait.
+        yield* call("GET", `/api/batches/${id}`, { key: c.token }).pipe(
+          Effect.filterOrFail((seen) => (seen.body as { counts: { running: number } }).counts.running === 2),
+          Effect.retry(Schedule.spaced("20 millis"))
+        )
+        const canceled = yield* call("DELETE", `/api/batches/${id}`, { key: c.token })
+        expect(canceled).toMatchObject({ status: 200, body: { id, status: "canceled", completedAt: null, counts: { running: 2, canceled: 3 } } })
+        yield* Deferred.succeed(open, undefined)
+        const batch = yield* ended(id, c.token)
+        expect([batch.status, batch.counts]).toEqual(["canceled", { total: 5, queued: 0, running: 0, succeeded: 2, failed: 0, canceled: 3 }])
+        expect(yield* c.balance).toBe(8)
+        expect((yield* Ref.get(queuedWebhooks)).map((webhook) => webhook.event)).toEqual([
+          { type: "batch.completed", data: { batchId: id, status: "canceled", counts: batch.counts } }
+        ])
+        // A second DELETE changes nothing.
+        expect((yield* call("DELETE", `/api/batches/${id}`, { key: c.token })).body).toMatchObject({ status: "canceled", counts: batch.counts })
+      }))
+  })
+}

@@ -1,0 +1,125 @@
+/**
+ * Reliability: a batch over two service processes sharing PostgreSQL (README, "Batches"), with a
+ * fake model that fails every fifth item (a refusal: a 500, uncharged). One process is SIGKILLed
+ * mid-batch; the other gives the killed one's items back to the queue and finishes the batch.
+ * Then every item has ended exactly once, both processes ran items, and the credits used are
+ * exactly the successes: by the balance, the ledger, the usage rows, and item by item.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { SqlClient } from "@effect/sql"
+import { Effect, Schedule } from "effect"
+import { startImageServer } from "../support/batches.ts"
+import { postgresSkipReason, postgresUrl } from "../support/database.ts"
+import { customer } from "../support/describe.ts"
+import { answerRequested, fakeOpenAi, type Reply, refusal, sentRequest } from "../support/fakeOpenAi.ts"
+import { bookOf, inStore, postgresStore } from "../support/liveService.ts"
+import { startService } from "../support/process.ts"
+
+const items = 200
+const granted = 250
+const fails = (index: number) => index % 5 === 0
+
+/** Refuses items whose keywords say so; answers the others after a pause, so the kill finds work in flight. */
+const model: Reply = async (signal, body) => {
+  if (sentRequest(body).prompt.includes("refuse-this-item")) return refusal(signal, body)
+  await new Promise((resolve) => setTimeout(resolve, 30))
+  return answerRequested(signal, body)
+}
+
+interface Batch {
+  readonly id: string
+  readonly status: string
+  readonly completedAt: string | null
+  readonly counts: Record<string, number>
+  readonly items: ReadonlyArray<{ readonly index: number; readonly state: string; readonly status?: number; readonly error?: string }>
+}
+
+const fetchJson = (url: string, init?: RequestInit) =>
+  Effect.promise(async () => {
+    const response = await fetch(url, init)
+    return { status: response.status, body: (await response.json()) as unknown }
+  })
+
+const serverUrl = postgresUrl
+if (serverUrl) {
+  describe("a batch over two service processes on one PostgreSQL, one killed mid-batch", () => {
+    it.scopedLive("every item ends once, both processes ran items, credits used = successes", () =>
+      Effect.gen(function* () {
+        const store = yield* postgresStore(serverUrl)
+        const images = yield* Effect.acquireRelease(Effect.promise(startImageServer), (server) => Effect.sync(server.close))
+        const fake = yield* fakeOpenAi([model])
+        const c = yield* inStore(store)(customer(granted))
+        const env = {
+          ...store.env,
+          OPENAI_BASE_URL: fake.url,
+          IMAGE_URL_ALLOW: "127.0.0.0/8",
+          BATCH_WORKERS: "4",
+          BATCH_ACCOUNT_CONCURRENCY: "8",
+          BATCH_POLL_MS: "20"
+        }
+        const [a, b] = yield* Effect.all([startService(env), startService(env)], { concurrency: 2 })
+        const auth = { authorization: `Bearer ${c.token}`, "content-type": "application/json" }
+        const created = yield* fetchJson(`${a.url}/api/batches`, {
+          method: "POST",
+          headers: auth,
+          body: JSON.stringify({
+            items: Array.from({ length: items }, (_, index) => ({
+              imageUrl: `http://127.0.0.1:${images.port}/photo/${index}.jpg`,
+              metadata: { index },
+              ...(fails(index) ? { keywords: "refuse-this-item" } : {})
+            }))
+          })
+        })
+        expect(created.status).toBe(202)
+        const id = (created.body as Batch).id
+        const batchAt = (url: string) => Effect.map(fetchJson(`${url}/api/batches/${id}`, { headers: auth }), (seen) => seen.body as Batch)
+
+        // Killed once a fair part of the batch is done, with items in flight on both.
+        yield* batchAt(b.url).pipe(
+          Effect.filterOrFail((batch) => batch.counts["succeeded"]! + batch.counts["failed"]! >= 40, () => "not yet"),
+          Effect.retry(Schedule.spaced("20 millis"))
+        )
+        expect((yield* a.stop("SIGKILL")).signal).toBe("SIGKILL")
+
+        const batch = yield* batchAt(b.url).pipe(
+          Effect.filterOrFail((found) => found.completedAt !== null, () => "not ended"),
+          Effect.retry(Schedule.spaced("200 millis")),
+          Effect.timeout("120 seconds"),
+          Effect.orDie
+        )
+        const failed = Array.from({ length: items }, (_, index) => index).filter(fails).length
+        expect([batch.status, batch.counts]).toEqual([
+          "completed",
+          { total: items, queued: 0, running: 0, succeeded: items - failed, failed, canceled: 0 }
+        ])
+        for (const item of batch.items) {
+          expect(item).toMatchObject(fails(item.index)
+            ? { state: "failed", status: 500, error: "Internal Server Error" }
+            : { state: "succeeded", status: 200 })
+        }
+
+        const { book, perProcess, unchargedSuccesses, chargedAttempts, rerun } = yield* inStore(store)(Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const perProcess = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM batch_items
+            WHERE batch_id = ${id} GROUP BY claimed_by`
+          // Each success has the charged usage row of its own attempt; no other attempt was charged.
+          const [unchargedSuccesses] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM batch_items i
+            WHERE batch_id = ${id} AND state = 'succeeded'
+              AND NOT EXISTS (SELECT 1 FROM usage u WHERE u.request_id = i.attempt_id AND u.state = 'charged')`
+          const [chargedAttempts] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM usage
+            WHERE account_id = ${c.accountId} AND state = 'charged'`
+          // Items the killed process was running, run again by the other.
+          const [rerun] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM batch_items WHERE batch_id = ${id} AND attempts > 1`
+          return { book: yield* bookOf(c.accountId), perProcess, unchargedSuccesses, chargedAttempts, rerun }
+        }).pipe(Effect.orDie))
+        const succeeded = items - failed
+        expect(book).toMatchObject({ credits: granted - succeeded, reserved: 0, granted, charges: succeeded, chargedFailures: 0 })
+        expect(book.usage["charged 200"]).toBe(succeeded)
+        expect([unchargedSuccesses?.n, chargedAttempts?.n]).toEqual([0, succeeded])
+        expect(perProcess.length).toBe(2)
+        expect(rerun?.n).toBeGreaterThan(0)
+      }), 240_000)
+  })
+} else {
+  describe.skip(postgresSkipReason, () => it("a batch over two service processes on one PostgreSQL", () => {}))
+}

@@ -1,0 +1,124 @@
+/**
+ * Batch workers stopping and recovering (README, "Batches"). Items running when the workers stop
+ * (SIGTERM) go back to the queue, their credits released (a usage row `released 499`), and the
+ * next workers run them once, charged once. Items of a process that died are ended from their
+ * attempt's usage row: a captured credit means succeeded (never run again), any other means queued.
+ */
+import { afterAll } from "vitest"
+import { expect, layer } from "@effect/vitest"
+import { SqlClient } from "@effect/sql"
+import { Deferred, Effect, Exit, Layer, Ref, Schedule, Scope } from "effect"
+import { AccountId } from "../../src/domain/ids.ts"
+import { requestIdAnnotation } from "../../src/domain/requestId.ts"
+import { Batches } from "../../src/services/Batches.ts"
+import { Credits } from "../../src/services/Credits.ts"
+import { Describer } from "../../src/services/Describer.ts"
+import { batchServicesOn, ended, startImageServer, testWorkers } from "../support/batches.ts"
+import { backends } from "../support/database.ts"
+import { customer } from "../support/describe.ts"
+import { serverWith } from "../support/server.ts"
+
+const images = await startImageServer()
+afterAll(images.close)
+
+const entered = Effect.runSync(Ref.make(0))
+const gate = Effect.runSync(Ref.make(Effect.runSync(Deferred.make<void>())))
+
+/** Counts the calls, each held at the gate until the test opens it. */
+const model = Describer.scripted((request) =>
+  Effect.gen(function* () {
+    yield* Ref.update(entered, (n) => n + 1)
+    yield* Deferred.await(yield* Ref.get(gate))
+    return Object.fromEntries(request.fields.map((field) => [field.name, `${field.name} value`]))
+  }))
+
+const states = (batchId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ state: string; attempts: number }>`SELECT state, attempts FROM batch_items WHERE batch_id = ${batchId} ORDER BY position`).pipe(Effect.orDie)
+
+for (const backend of backends) {
+  // No workers of the layer's own: the test starts and stops them.
+  layer(serverWith(batchServicesOn(backend, model, 0)), { excludeTestServices: true })(`Batch workers stopping and recovering on ${backend.name}`, (it) => {
+    it.effect("running items go back to the queue uncharged; the next workers run them once, charged once", () =>
+      Effect.gen(function* () {
+        const c = yield* customer(5)
+        yield* Ref.set(entered, 0)
+        const open = yield* Deferred.make<void>()
+        yield* Ref.set(gate, open)
+        const imageUrl = `http://images.test:${images.port}/photo/held.jpg`
+        const batch = yield* Effect.flatMap(Batches, (batches) => batches.create(AccountId.make(c.accountId), c.keyId, {
+          items: [{ fields: { imageUrl }, metadata: undefined }, { fields: { imageUrl }, metadata: undefined }],
+          webhookUrl: undefined,
+          itemEvents: false
+        }))
+
+        const first = yield* Scope.make()
+        yield* Layer.buildWithScope(testWorkers(2), first)
+        yield* Ref.get(entered).pipe(Effect.filterOrFail((n) => n === 2), Effect.retry(Schedule.spaced("10 millis")))
+        expect(yield* states(batch.id)).toEqual([{ state: "running", attempts: 1 }, { state: "running", attempts: 1 }])
+        // As on SIGTERM: the workers' scope closes, interrupting the items held at the model.
+        yield* Scope.close(first, Exit.void)
+        expect(yield* states(batch.id)).toEqual([{ state: "queued", attempts: 1 }, { state: "queued", attempts: 1 }])
+        expect(yield* c.balance).toBe(5)
+        expect((yield* c.usage).map((row) => [row.state, row.status])).toEqual([["released", 499], ["released", 499]])
+
+        yield* Deferred.succeed(open, undefined)
+        const second = yield* Scope.make()
+        yield* Layer.buildWithScope(testWorkers(2), second)
+        const done = yield* ended(batch.id, c.token)
+        yield* Scope.close(second, Exit.void)
+        expect(done.counts).toMatchObject({ succeeded: 2, failed: 0 })
+        expect(yield* states(batch.id)).toEqual([{ state: "succeeded", attempts: 2 }, { state: "succeeded", attempts: 2 }])
+        expect(yield* c.balance).toBe(3)
+        expect(yield* Ref.get(entered)).toBe(4)
+      }))
+
+    it.effect("items of a process that died are ended from their credit: one captured succeeded (not run again), one released runs again", () =>
+      Effect.gen(function* () {
+        const c = yield* customer(5)
+        const accountId = AccountId.make(c.accountId)
+        yield* Ref.set(entered, 0)
+        const open = yield* Deferred.make<void>()
+        yield* Deferred.succeed(open, undefined)
+        yield* Ref.set(gate, open)
+        const imageUrl = `http://images.test:${images.port}/photo/ghost.jpg`
+        const batch = yield* Effect.flatMap(Batches, (batches) => batches.create(accountId, c.keyId, {
+          items: [{ fields: { imageUrl }, metadata: undefined }, { fields: { imageUrl }, metadata: undefined }],
+          webhookUrl: undefined,
+          itemEvents: false
+        }))
+        // A process that is gone had claimed both: the first's credit captured (its result stored
+        // first, as a worker does) but the item not ended yet; the second's credit released.
+        const credits = yield* Credits
+        const attempt = (outcome: { readonly status: number; readonly errorKind: string | null }) =>
+          Effect.gen(function* () {
+            const attemptId: string = crypto.randomUUID()
+            const usageId = yield* credits.reserve(accountId, c.keyId).pipe(Effect.annotateLogs(requestIdAnnotation, attemptId))
+            yield* credits.settle(usageId, outcome)
+            return attemptId
+          })
+        const captured = yield* attempt({ status: 200, errorKind: null })
+        const released = yield* attempt({ status: 500, errorKind: "Unexpected" })
+        const sql = yield* SqlClient.SqlClient
+        const ghost = crypto.randomUUID()
+        yield* sql`UPDATE batch_items SET state = 'running', claimed_by = ${ghost}, attempts = 1,
+          attempt_id = CASE position WHEN 0 THEN ${captured} ELSE ${released} END,
+          result = CASE position WHEN 0 THEN '{"title":"kept"}' ELSE NULL END
+          WHERE batch_id = ${batch.id}`.pipe(Effect.orDie)
+        expect(yield* c.balance).toBe(4)
+
+        const workers = yield* Scope.make()
+        yield* Layer.buildWithScope(testWorkers(2), workers)
+        const done = yield* ended(batch.id, c.token)
+        yield* Scope.close(workers, Exit.void)
+        expect(done.items).toEqual([
+          { index: 0, state: "succeeded", status: 200, result: { title: "kept" } },
+          { index: 1, state: "succeeded", status: 200, result: { title: "title value", alternativeText: "alternativeText value", caption: "caption value", alt_text: "alternativeText value" } }
+        ])
+        expect(yield* states(batch.id)).toEqual([{ state: "succeeded", attempts: 1 }, { state: "succeeded", attempts: 2 }])
+        // One credit for each success: the first's, captured by the gone process, and the second's run.
+        expect(yield* c.balance).toBe(3)
+        expect(yield* Ref.get(entered)).toBe(1)
+      }), 60_000)
+  })
+}
