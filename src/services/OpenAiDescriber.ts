@@ -38,11 +38,19 @@ import { config, endpointOf, type OpenAiConfig } from "./openAiConfig.ts"
  */
 const jpegQuality = 80
 
+/**
+ * Standard Huffman tables, not ones computed for the image (sharp's default `optimiseCoding`):
+ * the same pixels in 13 to 16% more bytes (the bench's 1000x750 photo: 65.9 KB against 57.0), for
+ * an encode of 26 M instructions instead of 46 M (800x600 WebP: 1.9 M against 29 M; docs/BENCHMARKS.md,
+ * "Image pipeline"). What a model charges follows the pixel size, not the bytes.
+ */
+const jpegOptions = { quality: jpegQuality, optimiseCoding: false } as const
+
 /** The model is not called when its image cannot be made; the library's message is for operators. */
 const encodeJpeg = (image: PreparedImage) =>
   Effect.tryPromise(() => {
     const pixels = sharp(image.pixels, { raw: { width: image.width, height: image.height, channels: image.channels } })
-    return (image.channels === 4 ? pixels.flatten({ background: "#ffffff" }) : pixels).jpeg({ quality: jpegQuality }).toBuffer()
+    return (image.channels === 4 ? pixels.flatten({ background: "#ffffff" }) : pixels).jpeg(jpegOptions).toBuffer()
   }).pipe(
     Effect.tapError((error) =>
       Effect.logWarning("The image for the model could not be encoded").pipe(
