@@ -5,8 +5,11 @@
  *
  *   bun scripts/bench/imageVariants.ts wall <kind> <variant,variant,...> [rounds]
  *     alternates the variants, one call each per round, and prints each one's p50 and minimum.
- *   valgrind --tool=callgrind bun scripts/bench/imageVariants.ts count <kind> <variant> <n>
+ *   valgrind --tool=callgrind bun scripts/bench/imageVariants.ts count <kind> <variant> <n> [file]
  *     runs one variant n times: instructions per call = (count at n - count at 0) / n.
+ *   bun scripts/bench/imageVariants.ts save <kind> <file>
+ *     writes the input to `file`, to be passed to `count`: generating the 12-MP JPEG under
+ *     valgrind alone takes minutes.
  *
  * `kind`: jpeg12mp, png10mb or webpSmall. No decode timeout here (under valgrind a decode takes
  * far longer than `decodeTimeoutSeconds`), and no header checks in JavaScript (0.4 ms for the
@@ -19,11 +22,15 @@ import { ms, percentile, table } from "./lib/stats.ts"
 sharp.cache(false)
 sharp.concurrency(1)
 
-const [mode = "wall", kind = "jpeg12mp", names = "prepareBefore,prepareAfter", count = "15"] = process.argv.slice(2)
+const [mode = "wall", kind = "jpeg12mp", names = "prepareBefore,prepareAfter", count = "15", file] = process.argv.slice(2)
 const images = { jpeg12mp, png10mb, webpSmall } as const
 const make = images[kind as keyof typeof images]
 if (make === undefined) throw new Error(`unknown kind ${kind}`)
-const { bytes } = await make()
+if (mode === "save") {
+  await Bun.write(names, (await make()).bytes)
+  process.exit(0)
+}
+const bytes = file === undefined ? (await make()).bytes : new Uint8Array(await Bun.file(file).arrayBuffer())
 
 const input = { failOn: "warning", limitInputPixels: 100_000_000, pages: 1 } satisfies SharpOptions
 const header = () => sharp(bytes, { ...input, limitInputPixels: false }).metadata()
