@@ -39,10 +39,10 @@ import { config, endpointOf, type OpenAiConfig } from "./openAiConfig.ts"
 const jpegQuality = 80
 
 /**
- * Standard Huffman tables, not ones computed for the image (sharp's default `optimiseCoding`):
- * the same pixels in 13 to 16% more bytes (the bench's 1000x750 photo: 65.9 KB against 57.0), for
- * an encode of 26 M instructions instead of 46 M (800x600 WebP: 1.9 M against 29 M; docs/BENCHMARKS.md,
- * "Image pipeline"). What a model charges follows the pixel size, not the bytes.
+ * Standard Huffman tables, not ones computed for the image (sharp's default `optimiseCoding`, with
+ * which the sizes above were measured): the same pixels in 13 to 18% more bytes (the bench's
+ * 1000x750 photo: 54.5 KB against 47.1), for an encode of 25 M instructions instead of 43 M
+ * (docs/BENCHMARKS.md, "Image pipeline"). What a model charges follows the pixel size, not the bytes.
  */
 const jpegOptions = { quality: jpegQuality, optimiseCoding: false } as const
 
