@@ -118,11 +118,11 @@ const decode = (bytes: Uint8Array, format: ImageFormat, pixelLimit: number) =>
       .timeout({ seconds: decodeTimeoutSeconds })
       .autoOrient()
       // Directly after loading, so JPEG and WebP are shrunk while decoding. A triangle (linear)
-      // kernel rather than sharp's lanczos3: what is left after shrink-on-load is a 2 to 4x
-      // reduction (sharp halves the JPEG shrink when the factor is 4 to 5, so a 12-MP photo is
-      // decoded at 2000x1500), where lanczos3 reads 12 to 24 input pixels per output pixel on each
-      // axis; linear reads a third of them, for output the model cannot tell apart (-6% of the
-      // instructions of a 12-MP JPEG, -13% for a 10 MB PNG; docs/BENCHMARKS.md, "Image pipeline").
+      // kernel rather than sharp's lanczos3 for what the decoder leaves to reduce (libvips box-shrinks
+      // by whole factors first; sharp halves the JPEG shrink-on-load when the factor is 4 to 5, so a
+      // 12-MP photo is decoded at 2000x1500 and reduced 2x): linear reads a third of lanczos3's input
+      // pixels, for output the model cannot tell apart (-5% of the instructions of a 12-MP JPEG,
+      // -11% for a 10 MB PNG; docs/BENCHMARKS.md, "Image pipeline").
       .resize({ width: limits.longestSide, height: limits.longestSide, fit: "inside", withoutEnlargement: true, kernel: "linear" })
       // CMYK, 16-bit, greyscale and palette all end as 8-bit sRGB, with alpha when the source has it.
       .toColourspace("srgb")
