@@ -37,11 +37,19 @@ import { endpointOf, ModelConfig, type OpenAiConfig } from "../config/ModelConfi
  */
 const jpegQuality = 80
 
+/**
+ * Standard Huffman tables, not ones computed for the image (sharp's default `optimiseCoding`, with
+ * which the sizes above were measured): the same pixels in 13 to 18% more bytes (the bench's
+ * 1000x750 photo: 54.5 KB against 47.1), for an encode of 25 M instructions instead of 43 M
+ * (docs/BENCHMARKS.md, "Image pipeline"). What a model charges follows the pixel size, not the bytes.
+ */
+const jpegOptions = { quality: jpegQuality, optimiseCoding: false } as const
+
 /** The model is not called when its image cannot be made; the library's message is for operators. */
 const encodeJpeg = (image: PreparedImage) =>
   Effect.tryPromise(() => {
     const pixels = sharp(image.pixels, { raw: { width: image.width, height: image.height, channels: image.channels } })
-    return (image.channels === 4 ? pixels.flatten({ background: "#ffffff" }) : pixels).jpeg({ quality: jpegQuality }).toBuffer()
+    return (image.channels === 4 ? pixels.flatten({ background: "#ffffff" }) : pixels).jpeg(jpegOptions).toBuffer()
   }).pipe(
     Effect.tapError((error) =>
       Effect.logWarning("The image for the model could not be encoded").pipe(
