@@ -15,6 +15,7 @@
 import * as fs from "node:fs"
 import * as net from "node:net"
 import { startFakeOpenAi } from "./lib/fakeOpenAi.ts"
+import { probeHealthz } from "./lib/healthz.ts"
 import { sleep } from "./lib/load.ts"
 import { footer, header, quick, verdict } from "./lib/report.ts"
 import { memoryOf } from "./lib/rss.ts"
@@ -64,17 +65,6 @@ const openClient = (port: number, counts: { connected: number; closedEarly: numb
     setTimeout(() => resolve(socket), 5_000)
   })
 
-const probe = async (url: string): Promise<number | undefined> => {
-  const started = performance.now()
-  try {
-    const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(probeTimeoutMs) })
-    await response.arrayBuffer()
-    return response.status === 200 ? performance.now() - started : undefined
-  } catch {
-    return undefined
-  }
-}
-
 const runStep = async (url: string, port: number, pid: number, clients: number): Promise<Step> => {
   const counts = { connected: 0, closedEarly: 0 }
   let done = false
@@ -91,7 +81,7 @@ const runStep = async (url: string, port: number, pid: number, clients: number):
   const until = performance.now() + holdMs
   while (performance.now() < until) {
     probes++
-    const latency = await probe(url)
+    const latency = await probeHealthz(url, probeTimeoutMs)
     if (latency !== undefined) latencies.push(latency)
     await sleep(probeEveryMs)
   }

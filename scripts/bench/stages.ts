@@ -7,16 +7,15 @@
  *   bun scripts/bench/stages.ts [--quick]
  */
 import { Effect, Logger, LogLevel, Stream } from "effect"
-import { mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
 import * as path from "node:path"
 import sharp from "sharp"
+import { djpegPath, djpegVersion, type Scale, scaleFor, timeDjpeg } from "./lib/djpeg.ts"
 import { startFakeOpenAi } from "./lib/fakeOpenAi.ts"
 import { allImages } from "./lib/images.ts"
 import { uploadOf } from "./lib/load.ts"
 import { parseFormWithinBodyLimit } from "./lib/formReader.ts"
-import { footer, header, quick } from "./lib/report.ts"
-import { ms, percentile, table } from "./lib/stats.ts"
+import { figure, footer, header, quick } from "./lib/report.ts"
+import { ms, percentile, ratio, table } from "./lib/stats.ts"
 import { source } from "./lib/source.ts"
 import { deadline } from "./lib/targets.ts"
 
@@ -61,6 +60,7 @@ const chunksOf = (body: Uint8Array, size: number): ReadonlyArray<Uint8Array> => 
 }
 
 const rows: Array<ReadonlyArray<string>> = []
+const prepared12mp: Array<number> = []
 for (const image of await allImages()) {
   const upload = uploadOf(image.bytes)
   const chunks = chunksOf(upload.body, 64 * 1024)
@@ -73,6 +73,7 @@ for (const image of await allImages()) {
     Effect.runPromise(parseFormWithinBodyLimit({ contentType: upload.contentType, body: Stream.fromIterable(chunks) }))
   )
   const prep = await timed(() => Effect.runPromise(Effect.scoped(prepare(image.bytes, "bench"))))
+  if (image.kind === "jpeg12mp") prepared12mp.push(prep)
   const model_ = await timed(() => Effect.runPromise(Effect.flatten(describer.start(describeRequest)).pipe(Logger.withMinimumLogLevel(LogLevel.None))))
 
   // The baseline's steps.
@@ -105,29 +106,28 @@ console.log(table(
 ))
 console.log("\nNot included: HTTP and the upload itself (see the transport floor of overhead.ts), the service's key check, credit reservation and settlement (see its fixed-cost rows).")
 
-/**
- * The same JPEG decoded by a decoder outside this project: libjpeg-turbo's own `djpeg` (Debian:
- * `apt-get install libjpeg-turbo-progs`), writing nowhere. It tells whether the decode floor above
- * is the bundled libvips or the entropy decoding itself. Process start is included (about 1 ms).
- */
-const djpeg = Bun.which("djpeg")
+// The same JPEG decoded by libjpeg-turbo's own djpeg: whether the decode floor above is the
+// bundled libvips or the entropy decoding itself; and the floor of `Images.prepare`'s figure.
 const jpeg = (await allImages()).find((image) => image.kind === "jpeg12mp")
 console.log("\n### Reference decoder: libjpeg-turbo's djpeg on the 12-MP JPEG (p50 wall time of the process)\n")
-if (djpeg === null || jpeg === undefined) {
+const scales: ReadonlyArray<Scale> = ["1/1", "1/4", "1/8"]
+const decoded = jpeg === undefined ? undefined : await timeDjpeg(jpeg.bytes, scales, repeats)
+if (decoded === undefined || jpeg === undefined) {
   console.log("djpeg is not installed here (Debian: apt-get install libjpeg-turbo-progs); skipped.")
 } else {
-  const file = path.join(await mkdtemp(path.join(tmpdir(), "bench-djpeg-")), "12mp.jpg")
-  await Bun.write(file, jpeg.bytes)
-  const version = Bun.spawnSync([djpeg, "-version"]).stderr.toString().split("\n")[0] ?? "unknown version"
-  const scales = ["1/1", "1/4", "1/8"] as const
-  const decoded: Array<number> = []
-  for (const scale of scales) {
-    decoded.push(await timed(async () => {
-      const run = Bun.spawn([djpeg, "-scale", scale, "-outfile", "/dev/null", file], { stderr: "ignore" })
-      if ((await run.exited) !== 0) throw new Error(`djpeg -scale ${scale} failed`)
-    }))
-  }
-  console.log(table(["decoder", ...scales.map((scale) => `scale ${scale}`)], [[`${djpeg} (${version.trim()})`, ...decoded.map(ms)]]))
-  await rm(path.dirname(file), { recursive: true, force: true })
+  console.log(table(["decoder", ...scales.map((scale) => `scale ${scale}`)], [[`${djpegPath} (${djpegVersion()})`, ...decoded.map(ms)]]))
 }
+console.log()
+// The scale the service's shrink-on-load decodes the 12-MP JPEG at (1,000 px: 1/4).
+const used = jpeg === undefined ? "1/4" : scaleFor(jpeg.width, jpeg.height, 1000)
+const floor = decoded?.[scales.indexOf(used)] ?? Number.NaN
+const prepared = prepared12mp[0] ?? Number.NaN
+figure({
+  what: "Images.prepare / djpeg at the same scale, 12-MP JPEG",
+  measured: ms(prepared),
+  reference: `${ms(floor)} (djpeg -scale ${used})`,
+  ratio: ratio(prepared, floor),
+  target: "<= 1.10x",
+  pass: Number.isFinite(floor) ? prepared / floor <= 1.1 : undefined
+})
 footer()

@@ -19,9 +19,40 @@ export const header = (title: string, command: string): void => {
   console.log("```\n")
 }
 
-/** Printed as `target: ...` lines, which `run.ts` gathers into its summary. */
-export const verdict = (what: string, measured: string, target: string, pass: boolean): void => {
-  console.log(`target: ${pass ? "PASS" : "FAIL"} | ${what} | measured ${measured} | target ${target}`)
+/** One figure against its target; `pass` undefined when it could not be measured here. */
+export interface Figure {
+  readonly what: string
+  readonly measured: string
+  /** The floor or baseline it is compared with, measured in the same run ("" when none). */
+  readonly reference?: string
+  /** `measured / reference` ("" when none). */
+  readonly ratio?: string
+  readonly target: string
+  readonly pass: boolean | undefined
+}
+
+const fields = ["what", "measured", "reference", "ratio", "target"] as const
+
+/**
+ * Printed as one `target: ` line, which `run.ts` gathers into its summary table: the result, then
+ * `name=value` fields separated by ` | ` (no field holds one).
+ */
+export const figure = (f: Figure): void => {
+  const result = f.pass === undefined ? "n/a" : f.pass ? "PASS" : "FAIL"
+  console.log(`target: ${result} | ${fields.map((name) => `${name}=${f[name] ?? ""}`).join(" | ")}`)
+}
+
+/** A figure without a floor or baseline. */
+export const verdict = (what: string, measured: string, target: string, pass: boolean): void =>
+  figure({ what, measured, target, pass })
+
+/** A `target: ` line read back: the result and its fields. */
+export const parseFigure = (line: string): { readonly result: string; readonly fields: Readonly<Record<string, string>> } => {
+  const [result = "", ...rest] = line.slice("target: ".length).split(" | ")
+  return {
+    result,
+    fields: Object.fromEntries(rest.map((part) => [part.slice(0, part.indexOf("=")), part.slice(part.indexOf("=") + 1)]))
+  }
 }
 
 export const footer = (): void => {

@@ -195,6 +195,15 @@ export const startService = async (modelBaseUrl: string, credits = 1_000_000, ex
   return spawnServer("service", [...serviceFlags, "src/main.ts"], { ...extraEnv, DATA_DIR: dataDir, OPENAI_BASE_URL: modelBaseUrl }, dir, `Bearer ${key}`)
 }
 
+/**
+ * The service on the embedded database in `dataDir` as the folder is (empty: a first start),
+ * with no account made: for its memory at rest. `stop` leaves the folder for the next start.
+ */
+export const startServiceOn = async (modelBaseUrl: string, dataDir: string): Promise<Target> => {
+  const logs = fs.mkdtempSync(path.join(os.tmpdir(), "image-metadata-bench-"))
+  return spawnServer("service", [...serviceFlags, "src/main.ts"], { DATA_DIR: dataDir, OPENAI_BASE_URL: modelBaseUrl }, logs, "")
+}
+
 /** The service on a new database of `BENCH_DATABASE_URL`'s server, dropped by `stop`. */
 export const startServicePostgres = async (modelBaseUrl: string, credits = 1_000_000): Promise<Target> => {
   if (postgresUrl === undefined) throw new Error("BENCH_DATABASE_URL is not set")

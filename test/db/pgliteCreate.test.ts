@@ -1,0 +1,33 @@
+/**
+ * A first start on an empty data folder: the embedded database is created by a process of its
+ * own (`src/db/pgliteCreate.ts`), so the creation's memory (PostgreSQL's initdb peaks near 1 GB
+ * inside PGlite) never stays in the service's. This file runs alone in its worker process, so the
+ * worker's peak resident size is the service's.
+ */
+import { SqlClient } from "@effect/sql"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as PgliteClient from "../../src/db/PgliteClient.ts"
+import { tempDataDir } from "../support/process.ts"
+
+const peakResidentMb = () => Number(/^VmHWM:\s+(\d+) kB/m.exec(fs.readFileSync("/proc/self/status", "utf8"))?.[1]) / 1024
+
+const withDatabase = <A, E>(dataDir: string, use: Effect.Effect<A, E, SqlClient.SqlClient>) =>
+  Effect.scoped(Effect.flatMap(Layer.build(PgliteClient.layer({ dataDir })), (context) => Effect.provide(use, context)))
+
+describe("the embedded database's first start", () => {
+  it.scopedLive("creates the database in the empty folder, keeps what is written, and the process stays under 600 MB at its peak", () =>
+    Effect.gen(function* () {
+      const dataDir = path.join(yield* tempDataDir, "data")
+      yield* withDatabase(dataDir, Effect.flatMap(SqlClient.SqlClient, (sql) => sql`CREATE TABLE kept (x text)`.pipe(
+        Effect.zipRight(sql`INSERT INTO kept VALUES ('first start')`)
+      )))
+      const rows = yield* withDatabase(dataDir, Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ readonly x: string }>`SELECT x FROM kept`))
+      expect(rows).toEqual([{ x: "first start" }])
+      expect(fs.existsSync(path.join(dataDir, "PG_VERSION"))).toBe(true)
+      expect(peakResidentMb()).toBeLessThan(600)
+    }))
+
+})
