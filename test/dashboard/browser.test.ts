@@ -375,7 +375,7 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
       yield* step(() => page.getByLabel("Password").fill(password))
       yield* step(() => page.getByRole("button", { name: "Create account" }).click())
       yield* step(() => page.waitForURL(`${base}/dashboard?done=welcome`))
-      for (const [name, path] of [["overview", "/dashboard"], ["keys", "/dashboard/keys"], ["usage", "/dashboard/usage"], ["batches", "/dashboard/batches"], ["try", "/dashboard/try"], ["password", "/dashboard/password"], ["api-docs", "/api/docs"]] as const) {
+      for (const [name, path] of [["overview", "/dashboard"], ["keys", "/dashboard/keys"], ["usage", "/dashboard/usage"], ["batches", "/dashboard/batches"], ["webhooks", "/dashboard/webhooks"], ["try", "/dashboard/try"], ["password", "/dashboard/password"], ["api-docs", "/api/docs"]] as const) {
         yield* everyWidth(name, visit(path))
       }
       yield* everyWidth("key-created", Effect.gen(function* () {
