@@ -17,7 +17,9 @@ export const batchLimits = {
   /** The body: 1,000 items of a URL and a small schema fit; a large schema each would not. */
   bodyBytes: 2 * KiB * KiB,
   /** An item's `metadata`, as JSON: it is echoed back, not a place to store documents. */
-  metadataBytes: 1 * KiB
+  metadataBytes: 1 * KiB,
+  /** Items of one account queued at once, so one account cannot fill the database (ten full batches). */
+  queuedItems: 10_000
 } as const
 
 /** The 400s of a body that is not a batch; a fault of an item names it (`items[3].schema`). */

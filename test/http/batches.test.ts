@@ -182,3 +182,20 @@ for (const backend of backends) {
       }))
   })
 }
+
+// No workers: what is queued stays queued, so the account's bound on queued items is reached.
+layer(serverWith(batchServicesOn(backends[0]!, model, 0)), { excludeTestServices: true })("Batches' queue bound", (it) => {
+  it.effect("an account with 10,000 items queued gets a 429 for more, nothing queued; canceling makes room", () =>
+    Effect.gen(function* () {
+      const c = yield* customer(0)
+      const full = { items: Array.from({ length: 1000 }, (_, n) => ({ imageUrl: at(`/photo/${n}.jpg`) })) }
+      const ids: Array<string> = []
+      for (let n = 0; n < 10; n++) ids.push(((yield* post(c.token, full)).body as { id: string }).id)
+      const refused = yield* post(c.token, { items: [{ imageUrl: at("/photo/x.jpg") }] })
+      expect({ status: refused.status, body: refused.body })
+        .toEqual(error(429, "Too Many Requests, an account may have at most 10000 items queued"))
+      expect(((yield* call("GET", "/api/batches?limit=100", { key: c.token })).body as { batches: ReadonlyArray<unknown> }).batches).toHaveLength(10)
+      yield* call("DELETE", `/api/batches/${ids[0]}`, { key: c.token })
+      expect((yield* post(c.token, { items: [{ imageUrl: at("/photo/x.jpg") }] })).status).toBe(202)
+    }), { timeout: 120_000 })
+})
