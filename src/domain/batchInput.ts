@@ -17,7 +17,9 @@ export const batchLimits = {
   /** The body: 1,000 items of a URL and a small schema fit; a large schema each would not. */
   bodyBytes: 2 * KiB * KiB,
   /** An item's `metadata`, as JSON: it is echoed back, not a place to store documents. */
-  metadataBytes: 1 * KiB
+  metadataBytes: 1 * KiB,
+  /** Items of one account queued at once, so one account cannot fill the database (ten full batches). */
+  queuedItems: 10_000
 } as const
 
 /** The 400s of a body that is not a batch; a fault of an item names it (`items[3].schema`). */
@@ -61,6 +63,17 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 const textFields = ["imageUrl", "keywords", "context", "language"] as const
 
+/** `value` as JSON; undefined when nested deeper than JSON.stringify can walk (its RangeError). */
+const jsonOf = (value: unknown): string | undefined => {
+  try {
+    return JSON.stringify(value)
+  } catch {
+    return undefined
+  }
+}
+
+const tooDeep = (at: string) => invalidItem(`${at} must be nested less deeply`)
+
 const itemOf = (value: unknown, at: string): Either.Either<BatchItemInput, BatchInvalid> => {
   if (!isObject(value)) return invalidItem(`${at} must be an object`)
   const fields: Record<string, string> = {}
@@ -73,9 +86,12 @@ const itemOf = (value: unknown, at: string): Either.Either<BatchItemInput, Batch
   const schema = value["schema"]
   if (schema !== undefined) {
     if (typeof schema !== "string" && !isObject(schema)) return invalidItem(`${at}.schema must be a string or an object`)
-    fields["schema"] = typeof schema === "string" ? schema : JSON.stringify(schema)
+    const text = typeof schema === "string" ? schema : jsonOf(schema)
+    if (text === undefined) return tooDeep(`${at}.schema`)
+    fields["schema"] = text
   }
-  const metadata = value["metadata"] === undefined ? undefined : JSON.stringify(value["metadata"])
+  const metadata = value["metadata"] === undefined ? undefined : jsonOf(value["metadata"])
+  if (value["metadata"] !== undefined && metadata === undefined) return tooDeep(`${at}.metadata`)
   if (metadata !== undefined && bytes(metadata) > batchLimits.metadataBytes) {
     return invalidItem(`${at}.metadata must be at most ${batchLimits.metadataBytes} bytes of JSON`)
   }

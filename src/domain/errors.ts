@@ -163,5 +163,8 @@ export class BatchBodyRefused extends Schema.TaggedError<BatchBodyRefused>()("Ba
   reason: Schema.Literal("tooLarge", "timedOut", "broken")
 }) {}
 
+/** The account has `batchLimits.queuedItems` items queued already; nothing of this batch is queued. */
+export class BatchQueueFull extends Schema.TaggedError<BatchQueueFull>()("BatchQueueFull", {}) {}
+
 /** No batch of the caller's account has this id (another account's batch included). */
 export class BatchNotFound extends Schema.TaggedError<BatchNotFound>()("BatchNotFound", {}) {}

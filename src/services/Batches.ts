@@ -6,8 +6,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { type BatchRow, batchSummary, countsOf, type ItemRow } from "../domain/batch.ts"
-import type { BatchInput } from "../domain/batchInput.ts"
-import { BatchNotFound } from "../domain/errors.ts"
+import { type BatchInput, batchLimits } from "../domain/batchInput.ts"
+import { BatchNotFound, BatchQueueFull } from "../domain/errors.ts"
 import type { AccountId, KeyId } from "../domain/ids.ts"
 import { makeBatchStatements } from "./batchStatements.ts"
 
@@ -31,9 +31,15 @@ export class Batches extends Effect.Service<Batches>()("Batches", {
         ? Effect.flatMap(Effect.orDie(batchRow(id, accountId, lock)), (row) => (row === undefined ? new BatchNotFound() : Effect.succeed(row)))
         : new BatchNotFound()
 
-    /** One transaction: the batch and all its items, queued. */
+    /**
+     * One transaction: the batch and all its items, queued; `BatchQueueFull` when the account would
+     * have more than `batchLimits.queuedItems` queued (two concurrent creates may both pass).
+     */
     const create = (accountId: AccountId, keyId: KeyId | null, input: BatchInput) =>
       Effect.gen(function* () {
+        const [queued] = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM batch_items
+          WHERE account_id = ${accountId} AND state = 'queued'`
+        if ((queued?.n ?? 0) + input.items.length > batchLimits.queuedItems) return yield* new BatchQueueFull()
         const id = crypto.randomUUID()
         const createdAt = yield* now
         yield* sql`INSERT INTO batches ${sql.insert({
@@ -46,7 +52,7 @@ export class Batches extends Effect.Service<Batches>()("Batches", {
         })))}`
         const batch = yield* batchRow(id, accountId)
         return yield* summaryOf(batch as BatchRow)
-      }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("Batches.create"))
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Batches.create"))
 
     /** The batch with its items in their order (`itemJson` shows one as the API does). */
     const get = (accountId: AccountId, id: string) =>

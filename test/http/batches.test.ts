@@ -116,6 +116,12 @@ for (const backend of backends) {
         expect(yield* failing(c.token, `{"items":[{"schema":[1]}]}`)).toEqual(error(400, "Bad Request, items[0].schema must be a string or an object"))
         expect(yield* failing(c.token, JSON.stringify({ items: [{ metadata: "x".repeat(1100) }] })))
           .toEqual(error(400, "Bad Request, items[0].metadata must be at most 1024 bytes of JSON"))
+        // Nested past what JSON.stringify can walk (its RangeError was a 500): the item is refused.
+        const deep = (n: number) => `${"[".repeat(n)}${"]".repeat(n)}`
+        expect(yield* failing(c.token, `{"items":[{"metadata":${deep(200_000)}}]}`))
+          .toEqual(error(400, "Bad Request, items[0].metadata must be nested less deeply"))
+        expect(yield* failing(c.token, `{"items":[{"schema":{"a":${deep(200_000)}}}]}`))
+          .toEqual(error(400, "Bad Request, items[0].schema must be nested less deeply"))
         expect(yield* failing(c.token, `{"items":[{}],"webhookUrl":"ftp://x"}`)).toEqual(error(400, "Bad Request, webhookUrl must be an http or https URL"))
         expect(yield* failing(c.token, `{"items":[{}],"itemEvents":"yes"}`)).toEqual(error(400, "Bad Request, itemEvents must be true or false"))
         expect(yield* failing(c.token, JSON.stringify({ items: [{ context: "x".repeat(2.1 * 1024 * 1024) }] })))
@@ -176,3 +182,20 @@ for (const backend of backends) {
       }))
   })
 }
+
+// No workers: what is queued stays queued, so the account's bound on queued items is reached.
+layer(serverWith(batchServicesOn(backends[0]!, model, 0)), { excludeTestServices: true })("Batches' queue bound", (it) => {
+  it.effect("an account with 10,000 items queued gets a 429 for more, nothing queued; canceling makes room", () =>
+    Effect.gen(function* () {
+      const c = yield* customer(0)
+      const full = { items: Array.from({ length: 1000 }, (_, n) => ({ imageUrl: at(`/photo/${n}.jpg`) })) }
+      const ids: Array<string> = []
+      for (let n = 0; n < 10; n++) ids.push(((yield* post(c.token, full)).body as { id: string }).id)
+      const refused = yield* post(c.token, { items: [{ imageUrl: at("/photo/x.jpg") }] })
+      expect({ status: refused.status, body: refused.body })
+        .toEqual(error(429, "Too Many Requests, an account may have at most 10000 items queued"))
+      expect(((yield* call("GET", "/api/batches?limit=100", { key: c.token })).body as { batches: ReadonlyArray<unknown> }).batches).toHaveLength(10)
+      yield* call("DELETE", `/api/batches/${ids[0]}`, { key: c.token })
+      expect((yield* post(c.token, { items: [{ imageUrl: at("/photo/x.jpg") }] })).status).toBe(202)
+    }), { timeout: 120_000 })
+})

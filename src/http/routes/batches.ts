@@ -8,7 +8,7 @@ import { Effect, Either, Option } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { batchJson, itemJson } from "../../domain/batch.ts"
 import { batchInputMessages, batchLimits, parseBatchInput } from "../../domain/batchInput.ts"
-import { BatchBodyRefused, BatchInvalid, type BatchNotFound } from "../../domain/errors.ts"
+import { BatchBodyRefused, BatchInvalid, type BatchNotFound, type BatchQueueFull } from "../../domain/errors.ts"
 import { Batches } from "../../services/Batches.ts"
 import { readSmallBody } from "../connections.ts"
 import { describeErrorResponse, errorResponse, unexpected } from "../errors.ts"
@@ -24,10 +24,11 @@ export const batchMessages = {
   tooLarge: `Request too large: the maximum is ${batchLimits.bodyBytes / MB} MB`,
   notJson: batchInputMessages.notJson,
   notFound: "Batch not found",
+  queueFull: `Too Many Requests, an account may have at most ${batchLimits.queuedItems} items queued`,
   limit: `Bad Request, limit must be a whole number from 1 to ${pageSizes.max}`
 } as const
 
-const batchErrors = <A, R>(route: Effect.Effect<A, BatchInvalid | BatchBodyRefused | BatchNotFound | Parameters<typeof describeErrorResponse>[0], R>) =>
+const batchErrors = <A, R>(route: Effect.Effect<A, BatchInvalid | BatchBodyRefused | BatchNotFound | BatchQueueFull | Parameters<typeof describeErrorResponse>[0], R>) =>
   route.pipe(
     Effect.catchAll((error) => {
       switch (error._tag) {
@@ -40,6 +41,8 @@ const batchErrors = <A, R>(route: Effect.Effect<A, BatchInvalid | BatchBodyRefus
             : errorResponse(400, batchMessages.notJson, { connection: "close" }))
         case "BatchNotFound":
           return Effect.succeed(errorResponse(404, batchMessages.notFound))
+        case "BatchQueueFull":
+          return Effect.succeed(errorResponse(429, batchMessages.queueFull))
         default:
           return Effect.succeed(describeErrorResponse(error))
       }
