@@ -33,10 +33,12 @@ export class Batches extends Effect.Service<Batches>()("Batches", {
 
     /**
      * One transaction: the batch and all its items, queued; `BatchQueueFull` when the account would
-     * have more than `batchLimits.queuedItems` queued (two concurrent creates may both pass).
+     * have more than `batchLimits.queuedItems` queued. The account's creates take turns (a lock
+     * held to the commit), so two at once cannot both pass the count.
      */
     const create = (accountId: AccountId, keyId: KeyId | null, input: BatchInput) =>
       Effect.gen(function* () {
+        yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${`batch-create:${accountId}`}, 0))`
         const [queued] = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM batch_items
           WHERE account_id = ${accountId} AND state = 'queued'`
         if ((queued?.n ?? 0) + input.items.length > batchLimits.queuedItems) return yield* new BatchQueueFull()

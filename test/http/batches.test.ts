@@ -199,3 +199,17 @@ layer(serverWith(batchServicesOn(backends[0]!, model, 0)), { excludeTestServices
       expect((yield* post(c.token, { items: [{ imageUrl: at("/photo/x.jpg") }] })).status).toBe(202)
     }), { timeout: 120_000 })
 })
+
+// Two creates of one account at once must not both pass the count (PostgreSQL runs them in parallel).
+for (const backend of backends) {
+  layer(serverWith(batchServicesOn(backend, model, 0)), { excludeTestServices: true })(`Batches' queue bound, concurrent creates (${backend.name})`, (it) => {
+    it.effect("with 9,000 items queued, of two 1,000-item batches sent at once exactly one is queued", () =>
+      Effect.gen(function* () {
+        const c = yield* customer(0)
+        const full = { items: Array.from({ length: 1000 }, (_, n) => ({ imageUrl: at(`/photo/${n}.jpg`) })) }
+        for (let n = 0; n < 9; n++) expect((yield* post(c.token, full)).status).toBe(202)
+        const both = yield* Effect.all([post(c.token, full), post(c.token, full)], { concurrency: 2 })
+        expect(both.map((answer) => answer.status).sort()).toEqual([202, 429])
+      }), { timeout: 120_000 })
+  })
+}
