@@ -13,11 +13,17 @@ export class WebhookConfig extends Context.Tag("WebhookConfig")<WebhookConfig, {
   readonly poll: Duration.Duration
   /** Attempts in flight at once in this process (`WEBHOOK_CONCURRENCY`). */
   readonly concurrency: number
+  /**
+   * Attempts in flight at once for one account, across replicas (`WEBHOOK_ACCOUNT_CONCURRENCY`):
+   * an account whose receiver never answers holds at most this many workers, not all of them.
+   */
+  readonly perAccount: number
 }>() {
   static readonly config = Config.all({
     timeout: Config.integer("WEBHOOK_TIMEOUT_MS").pipe(Config.withDefault(10_000), atLeastOne("WEBHOOK_TIMEOUT_MS"), Config.map(Duration.millis)),
     poll: Config.integer("WEBHOOK_POLL_MS").pipe(Config.withDefault(1_000), atLeastOne("WEBHOOK_POLL_MS"), Config.map(Duration.millis)),
-    concurrency: Config.integer("WEBHOOK_CONCURRENCY").pipe(Config.withDefault(4), atLeastOne("WEBHOOK_CONCURRENCY"))
+    concurrency: Config.integer("WEBHOOK_CONCURRENCY").pipe(Config.withDefault(4), atLeastOne("WEBHOOK_CONCURRENCY")),
+    perAccount: Config.integer("WEBHOOK_ACCOUNT_CONCURRENCY").pipe(Config.withDefault(2), atLeastOne("WEBHOOK_ACCOUNT_CONCURRENCY"))
   })
 }
 
@@ -25,5 +31,6 @@ export class WebhookConfig extends Context.Tag("WebhookConfig")<WebhookConfig, {
 export const webhookSummary = (config: Context.Tag.Service<WebhookConfig>) => ({
   WEBHOOK_TIMEOUT_MS: Duration.toMillis(config.timeout),
   WEBHOOK_POLL_MS: Duration.toMillis(config.poll),
-  WEBHOOK_CONCURRENCY: config.concurrency
+  WEBHOOK_CONCURRENCY: config.concurrency,
+  WEBHOOK_ACCOUNT_CONCURRENCY: config.perAccount
 })

@@ -27,6 +27,8 @@ export interface WebhookDeliverySettings {
   readonly poll: Duration.Duration
   /** Attempts in flight at once in this process (`WEBHOOK_CONCURRENCY`). */
   readonly concurrency: number
+  /** Attempts in flight at once for one account, across replicas (`WEBHOOK_ACCOUNT_CONCURRENCY`). */
+  readonly perAccount: number
 }
 
 /** The settings read at start-up (config/WebhookConfig.ts), with the image URLs' allow list. */
@@ -66,16 +68,26 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
       // A claimed event is due again after this, should its worker die mid-attempt.
       const lease = Duration.sum(settings.timeout, Duration.minutes(1))
 
+      /**
+       * The oldest due event of an account with fewer than `perAccount` attempts in flight (a claim
+       * whose lease has not run out). Claims take turns (a transaction lock), so each counts the
+       * claims made before it, on every replica.
+       */
       const claim = (claimId: string) =>
         Effect.gen(function* () {
           const at = yield* now
-          const [event] = yield* sql<Claimed>`UPDATE webhook_events SET attempts = attempts + 1, claim_id = ${claimId},
+          yield* sql`SELECT pg_advisory_xact_lock(hashtextextended('webhook-claim', 0))`
+          const [event] = yield* sql<Claimed>`WITH busy AS (
+              SELECT account_id FROM webhook_events WHERE state = 'pending' AND claim_id IS NOT NULL AND next_attempt_at > ${at}
+              GROUP BY account_id HAVING count(*) >= ${settings.perAccount})
+            UPDATE webhook_events SET attempts = attempts + 1, claim_id = ${claimId},
             next_attempt_at = ${new Date(at.getTime() + Duration.toMillis(lease))}
             WHERE id = (SELECT id FROM webhook_events WHERE state = 'pending' AND next_attempt_at <= ${at}
+              AND account_id NOT IN (SELECT account_id FROM busy)
               ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED)
             RETURNING id, account_id, url, payload, attempts`
           return Option.fromNullable(event)
-        })
+        }).pipe(sql.withTransaction)
 
       const attempt = (event: Claimed): Effect.Effect<Outcome> =>
         Effect.gen(function* () {

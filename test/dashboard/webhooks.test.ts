@@ -27,7 +27,7 @@ const deliverOne = (accountId: string) =>
     yield* Effect.flatMap(Webhooks, (webhooks) =>
       webhooks.enqueue({ accountId: AccountId.make(accountId), url: `${base}/ok/page`, event: { type: "batch.completed", data: { batchId: "b9" } } }))
     const delivery = yield* WebhookDelivery.make({
-      allow: parseAllowList("127.0.0.1").allow, timeout: Duration.seconds(5), poll: Duration.seconds(1), concurrency: 1
+      allow: parseAllowList("127.0.0.1").allow, timeout: Duration.seconds(5), poll: Duration.seconds(1), concurrency: 1, perAccount: 1
     })
     expect(yield* delivery.deliverDue).toBe(1)
     const [request] = received

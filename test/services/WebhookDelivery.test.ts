@@ -29,8 +29,8 @@ import { webhookReceiver } from "../support/webhookReceiver.ts"
 
 const quiet = Logger.minimumLogLevel(LogLevel.Error)
 
-const settings = (allow: string) => ({
-  allow: parseAllowList(allow).allow, timeout: Duration.seconds(5), poll: Duration.millis(20), concurrency: 2
+const settings = (allow: string, perAccount = 2) => ({
+  allow: parseAllowList(allow).allow, timeout: Duration.seconds(5), poll: Duration.millis(20), concurrency: 2, perAccount
 })
 /** Deliveries that may reach the loopback receiver, as `IMAGE_URL_ALLOW=127.0.0.1` allows. */
 const loopbackAllowed = WebhookDelivery.layerWith(settings("127.0.0.1"))
@@ -189,6 +189,18 @@ for (const backend of backends) {
         expect(yield* deliverDue).toBe(0)
         expect([yield* eventTo(url), received.length]).toEqual([undefined, 0])
       }).pipe(Effect.provide(loopbackAllowed)))
+
+    it.scoped("an account whose receiver is slow holds at most its share of the workers: another account's event goes out first", () =>
+      Effect.gen(function* () {
+        const { base, received } = yield* webhookReceiver
+        const [slow, other] = [yield* account, yield* account]
+        for (const n of [1, 2]) yield* enqueue(slow, `${base}/ok/slow-${n}?hold=2000`)
+        yield* enqueue(other, `${base}/ok/other`)
+        // Two workers, one attempt per account at a time: the second worker takes the other account's event.
+        expect(yield* deliverDue).toBe(3)
+        const order = received.map((r) => r.path)
+        expect(order.indexOf("/ok/other")).toBeLessThan(order.indexOf("/ok/slow-2"))
+      }).pipe(Effect.provide(WebhookDelivery.layerWith(settings("127.0.0.1", 1)))))
 
     it.scoped("the worker, running for the life of its layer, delivers what is queued without being asked", () =>
       Effect.gen(function* () {
