@@ -3,17 +3,24 @@
  * fake model that fails every fifth item (a refusal: a 500, uncharged). One process is SIGKILLed
  * mid-batch; the other gives the killed one's items back to the queue and finishes the batch.
  * Then every item has ended exactly once, both processes ran items, and the credits used are
- * exactly the successes: by the balance, the ledger, the usage rows, and item by item.
+ * exactly the successes: by the balance, the ledger, the usage rows, and item by item. The batch's
+ * webhook (README, "Webhooks") gets one `batch.completed` with the final counts and one
+ * `batch.item.completed` per item, every one verified by the reference Standard Webhooks library
+ * with the account's secret.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect, Schedule } from "effect"
+import { Webhook } from "standardwebhooks"
+import { AccountId } from "../../src/domain/ids.ts"
+import { AccountWebhooks } from "../../src/services/AccountWebhooks.ts"
 import { startImageServer } from "../support/batches.ts"
 import { postgresSkipReason, postgresUrl } from "../support/database.ts"
 import { customer } from "../support/describe.ts"
 import { answerRequested, fakeOpenAi, type Reply, refusal, sentRequest } from "../support/fakeOpenAi.ts"
 import { bookOf, inStore, postgresStore } from "../support/liveService.ts"
 import { startService } from "../support/process.ts"
+import { webhookReceiver } from "../support/webhookReceiver.ts"
 
 const items = 200
 const granted = 250
@@ -49,6 +56,7 @@ if (serverUrl) {
         const images = yield* Effect.acquireRelease(Effect.promise(startImageServer), (server) => Effect.sync(server.close))
         const fake = yield* fakeOpenAi([model])
         const c = yield* inStore(store)(customer(granted))
+        const hooks = yield* inStore(store)(webhookReceiver)
         const env = {
           ...store.env,
           OPENAI_BASE_URL: fake.url,
@@ -63,6 +71,8 @@ if (serverUrl) {
           method: "POST",
           headers: auth,
           body: JSON.stringify({
+            webhookUrl: `${hooks.base}/ok/batch`,
+            itemEvents: true,
             items: Array.from({ length: items }, (_, index) => ({
               imageUrl: `http://127.0.0.1:${images.port}/photo/${index}.jpg`,
               metadata: { index },
@@ -118,6 +128,32 @@ if (serverUrl) {
         expect([unchargedSuccesses?.n, chargedAttempts?.n]).toEqual([0, succeeded])
         expect(perProcess.length).toBe(2)
         expect(rerun?.n).toBeGreaterThan(0)
+
+        // The webhook: every delivery signed with the account's secret, as the reference library checks.
+        const secret = yield* inStore(store)(
+          Effect.flatMap(AccountWebhooks, (webhooks) => webhooks.secretOf(AccountId.make(c.accountId))).pipe(Effect.provide(AccountWebhooks.Default))
+        )
+        const verifier = new Webhook(secret)
+        // Every event delivered: the batch's, and one per item (event ids, as a redelivery keeps its id).
+        const allSeen = Effect.sync(() =>
+          hooks.received.some((r) => r.body.includes(`"type":"batch.completed"`)) &&
+          new Set(hooks.received.filter((r) => r.body.includes(`"type":"batch.item.completed"`)).map((r) => r.headers["webhook-id"])).size >= items
+        )
+        yield* allSeen.pipe(Effect.filterOrFail((seen) => seen, () => "not yet"), Effect.retry(Schedule.spaced("200 millis")), Effect.timeout("60 seconds"), Effect.orDie)
+        const events = hooks.received.map((r) => ({
+          id: r.headers["webhook-id"],
+          event: verifier.verify(r.body, r.headers) as { type: string; data: { index?: number; state?: string; counts?: unknown; status?: string } }
+        }))
+        const forged = hooks.received[0]!
+        expect(() => verifier.verify(forged.body.replace(`"batchId"`, `"batchID"`), forged.headers)).toThrow()
+        const completed = events.filter((e) => e.event.type === "batch.completed")
+        expect(new Set(completed.map((e) => e.id)).size).toBe(1)
+        expect(completed[0]?.event.data).toMatchObject({ status: "completed", counts: batch.counts })
+        // One event per item (a redelivery keeps its id), each saying how the item ended.
+        const itemEvents = new Map(events.filter((e) => e.event.type === "batch.item.completed").map((e) => [e.id, e.event.data]))
+        expect(new Set([...itemEvents.values()].map((data) => data.index)).size).toBe(items)
+        expect(itemEvents.size).toBe(items)
+        for (const data of itemEvents.values()) expect(data.state).toBe(fails(data.index ?? -1) ? "failed" : "succeeded")
       }), 240_000)
   })
 } else {
