@@ -204,14 +204,24 @@ export const startServiceOn = async (modelBaseUrl: string, dataDir: string): Pro
   return spawnServer("service", [...serviceFlags, "src/main.ts"], { DATA_DIR: dataDir, OPENAI_BASE_URL: modelBaseUrl }, logs, "")
 }
 
-/** The service on a new database of `BENCH_DATABASE_URL`'s server, dropped by `stop`. */
-export const startServicePostgres = async (modelBaseUrl: string, credits = 1_000_000): Promise<Target> => {
+/** A new database on `BENCH_DATABASE_URL`'s server: its URL, and how to drop it. */
+const newBenchDatabase = async () => {
   if (postgresUrl === undefined) throw new Error("BENCH_DATABASE_URL is not set")
   const name = `bench_${crypto.randomUUID().replaceAll("-", "")}`
   const admin = new Bun.SQL(postgresUrl)
   await admin.unsafe(`CREATE DATABASE ${name}`)
   const url = new URL(postgresUrl)
   url.pathname = `/${name}`
+  const drop = async () => {
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    await admin.close()
+  }
+  return { url, drop }
+}
+
+/** The service on a new database of `BENCH_DATABASE_URL`'s server, dropped by `stop`. */
+export const startServicePostgres = async (modelBaseUrl: string, credits = 1_000_000): Promise<Target> => {
+  const { url, drop } = await newBenchDatabase()
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "image-metadata-bench-"))
   const env = { DATABASE_URL: url.toString(), DATA_DIR: path.join(dir, "data") }
   let target: Target
@@ -221,16 +231,14 @@ export const startServicePostgres = async (modelBaseUrl: string, credits = 1_000
     target = await spawnServer("service-postgres", [...serviceFlags, "src/main.ts"], { ...env, OPENAI_BASE_URL: modelBaseUrl }, dir, `Bearer ${key}`)
   } catch (error) {
     fs.rmSync(dir, { recursive: true, force: true })
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-    await admin.close()
+    await drop()
     throw error
   }
   return {
     ...target,
     stop: async () => {
       await target.stop()
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await admin.close()
+      await drop()
     }
   }
 }
@@ -245,12 +253,7 @@ export const startServiceReplicas = async (
   extraEnv: Readonly<Record<string, string>>,
   credits = 1_000_000
 ): Promise<ReadonlyArray<Target>> => {
-  if (postgresUrl === undefined) throw new Error("BENCH_DATABASE_URL is not set")
-  const name = `bench_${crypto.randomUUID().replaceAll("-", "")}`
-  const admin = new Bun.SQL(postgresUrl)
-  await admin.unsafe(`CREATE DATABASE ${name}`)
-  const url = new URL(postgresUrl)
-  url.pathname = `/${name}`
+  const { url, drop } = await newBenchDatabase()
   const dirs = Array.from({ length: count }, () => fs.mkdtempSync(path.join(os.tmpdir(), "image-metadata-bench-")))
   const envOf = (dir: string) => ({ ...extraEnv, DATABASE_URL: url.toString(), DATA_DIR: path.join(dir, "data"), OPENAI_BASE_URL: modelBaseUrl })
   const account = field(cli(envOf(dirs[0]!), "account", "create", "--name", "bench", "--credits", String(credits)), "id")
@@ -258,8 +261,7 @@ export const startServiceReplicas = async (
   const targets = await Promise.all(dirs.map((dir) => spawnServer("service-postgres", [...serviceFlags, "src/main.ts"], envOf(dir), dir, `Bearer ${key}`)))
   const stopAll = async () => {
     await Promise.all(targets.map((target) => target.stop()))
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-    await admin.close()
+    await drop()
   }
   return targets.map((target, i) => (i === 0 ? { ...target, stop: stopAll } : target))
 }
