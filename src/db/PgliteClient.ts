@@ -14,6 +14,7 @@ import { Effect, Layer, Stream, String } from "effect"
 import { fileURLToPath } from "node:url"
 import * as DatabaseMarker from "./DatabaseMarker.ts"
 import { pgliteOptions } from "./pgliteOptions.ts"
+import { makeFifoSemaphore } from "../services/fifoSemaphore.ts"
 
 export interface PgliteClientConfig {
   /** A folder to persist the database in; in memory when absent. */
@@ -81,7 +82,7 @@ export const make = (config: PgliteClientConfig) =>
 
     // PGlite is one session: a transaction owns it until it ends, so every use takes the one permit,
     // otherwise a statement from another fiber would run inside (and roll back with) that transaction.
-    const session = yield* Effect.makeSemaphore(1)
+    const session = yield* makeFifoSemaphore(1)
     const acquirer = Effect.acquireRelease(session.take(1), () => session.release(1)).pipe(Effect.as(connection))
 
     return yield* Client.make({

@@ -4,6 +4,7 @@
  */
 import { SqlSchema, type Statement } from "@effect/sql"
 import { Duration, Effect, Option, Schema } from "effect"
+import { type FifoSemaphore, unsafeMakeFifoSemaphore } from "./fifoSemaphore.ts"
 
 /**
  * Failed log-ins counted over this window. Past a bound for one account from one address, or for
@@ -85,13 +86,13 @@ export const countRecent = (query: Statement.Statement<unknown>) =>
 /** Turns of delayed log-ins, one per account (see `loginFailures`), in this process. */
 export const makeTurns = () => {
   /** Each account's delayed attempts, in their turn or waiting: the entry goes with the last one. */
-  const turns = new Map<string, { readonly turn: Effect.Semaphore; waiting: number }>()
+  const turns = new Map<string, { readonly turn: FifoSemaphore; waiting: number }>()
 
   /** Runs `check` in the account's turn; none, at once, if `refusable` and too many are there. */
   return <A, E, R>(email: string, refusable: boolean, check: Effect.Effect<A, E, R>) =>
     Effect.acquireUseRelease(
       Effect.sync(() => {
-        const entry = turns.get(email) ?? { turn: Effect.unsafeMakeSemaphore(1), waiting: 0 }
+        const entry = turns.get(email) ?? { turn: unsafeMakeFifoSemaphore(1), waiting: 0 }
         if (refusable && entry.waiting >= loginFailures.delayedPerAccount) return Option.none()
         entry.waiting++
         turns.set(email, entry)

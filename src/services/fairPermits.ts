@@ -5,6 +5,7 @@
  * `makeFairPermits` is the one-permit case (decode slots, Images.ts).
  */
 import { Effect, Scope } from "effect"
+import { type FifoSemaphore, makeFifoSemaphore, unsafeMakeFifoSemaphore } from "./fifoSemaphore.ts"
 
 /** One request's permits, given back when the scope it was taken in closes. */
 export interface OwnerShare {
@@ -22,7 +23,7 @@ export interface FairPermits {
 }
 
 interface OwnerEntry {
-  readonly permits: Effect.Semaphore
+  readonly permits: FifoSemaphore
   /** Requests of this owner holding or waiting for a permit; the entry goes when none are left. */
   users: number
 }
@@ -32,12 +33,12 @@ interface OwnerEntry {
  * than `perOwner` in all waits forever: callers cap what they ask for.
  */
 export const makeWeightedFairPermits = (total: number, perOwner: number): Effect.Effect<WeightedFairPermits> =>
-  Effect.map(Effect.makeSemaphore(total), (shared) => {
+  Effect.map(makeFifoSemaphore(total), (shared) => {
     const owners = new Map<string, OwnerEntry>()
 
     const enter = (owner: string) =>
       Effect.sync(() => {
-        const entry = owners.get(owner) ?? { permits: Effect.unsafeMakeSemaphore(perOwner), users: 0 }
+        const entry = owners.get(owner) ?? { permits: unsafeMakeFifoSemaphore(perOwner), users: 0 }
         owners.set(owner, entry)
         entry.users++
         return { entry, own: 0, common: 0 }
