@@ -79,6 +79,7 @@ const server = Bun.serve({
   fetch: async (request) => {
     const { pathname } = new URL(request.url)
     if (request.method === "POST" && pathname === "/api/describe") return describe(request)
+    if (pathname === "/healthz") return Response.json({ status: "ok" })
     // Bun alone: a handler that leaves the body unread for 3 s, then reads it (how much Bun
     // buffers of bodies nobody consumes yet).
     if (request.method === "POST" && pathname === "/hold") {

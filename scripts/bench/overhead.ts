@@ -154,7 +154,7 @@ console.log()
 // The figures. The floor of a 12-MP request: libjpeg-turbo's djpeg at the scale the
 // service decodes at, plus the transport floor above, both measured in this run.
 const jpeg = images.find((image) => image.kind === "jpeg12mp")
-const scale = jpeg === undefined ? "1/4" : scaleFor(jpeg.width, jpeg.height, 1000)
+const scale = jpeg === undefined ? "1/2" : scaleFor(jpeg.width, jpeg.height, 1000)
 const djpeg = jpeg === undefined ? undefined : (await timeDjpeg(jpeg.bytes, [scale], quick ? 5 : 20))?.[0]
 const transport = p(floor.get("jpeg12mp"), 50)
 const jpegFloor = (djpeg ?? Number.NaN) + transport

@@ -18,7 +18,7 @@ import { deadline, startServiceOn, startServicePostgres, type Target, targetName
 
 deadline(5 * 60_000, "rest bench")
 
-/** Left alone this long after it answers `/ready`. */
+/** Left alone this long after `/healthz` answers. */
 const restMs = 3_000
 const MB = 1_000_000
 

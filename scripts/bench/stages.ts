@@ -110,7 +110,7 @@ console.log("\nNot included: HTTP and the upload itself (see the transport floor
 // bundled libvips or the entropy decoding itself; and the floor of `Images.prepare`'s figure.
 const jpeg = (await allImages()).find((image) => image.kind === "jpeg12mp")
 console.log("\n### Reference decoder: libjpeg-turbo's djpeg on the 12-MP JPEG (p50 wall time of the process)\n")
-const scales: ReadonlyArray<Scale> = ["1/1", "1/4", "1/8"]
+const scales: ReadonlyArray<Scale> = ["1/1", "1/2", "1/4", "1/8"]
 const decoded = jpeg === undefined ? undefined : await timeDjpeg(jpeg.bytes, scales, repeats)
 if (decoded === undefined || jpeg === undefined) {
   console.log("djpeg is not installed here (Debian: apt-get install libjpeg-turbo-progs); skipped.")
@@ -118,8 +118,8 @@ if (decoded === undefined || jpeg === undefined) {
   console.log(table(["decoder", ...scales.map((scale) => `scale ${scale}`)], [[`${djpegPath} (${djpegVersion()})`, ...decoded.map(ms)]]))
 }
 console.log()
-// The scale the service's shrink-on-load decodes the 12-MP JPEG at (1,000 px: 1/4).
-const used = jpeg === undefined ? "1/4" : scaleFor(jpeg.width, jpeg.height, 1000)
+// The scale the service's shrink-on-load decodes the 12-MP JPEG at (1,000 px: 1/2, `scaleFor`).
+const used = jpeg === undefined ? "1/2" : scaleFor(jpeg.width, jpeg.height, 1000)
 const floor = decoded?.[scales.indexOf(used)] ?? Number.NaN
 const prepared = prepared12mp[0] ?? Number.NaN
 figure({

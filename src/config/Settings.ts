@@ -14,6 +14,7 @@ import { ImageUrlConfig, imageUrlSummary } from "./ImageUrlConfig.ts"
 import { MailConfig, mailSummary } from "./MailConfig.ts"
 import { DescriberConfig, ModelConfig, modelSettings, modelSummary } from "./ModelConfig.ts"
 import { ObservabilityConfig, observabilitySummary } from "./ObservabilityConfig.ts"
+import { runtimeConfig, runtimeSummary } from "./RuntimeConfig.ts"
 import { WebhookConfig, webhookSummary } from "./WebhookConfig.ts"
 
 /** The definition: one `Config` for all the sections. */
@@ -25,7 +26,8 @@ export const settings = Config.all({
   mail: MailConfig.config,
   observability: ObservabilityConfig.config,
   webhooks: WebhookConfig.config,
-  batches: BatchConfig.config
+  batches: BatchConfig.config,
+  runtime: runtimeConfig
 })
 
 export type SettingsShape = Config.Config.Success<typeof settings>
@@ -69,7 +71,8 @@ export const summary = (read: SettingsShape) => ({
   mail: mailSummary(read.mail, read.app.publicUrl),
   observability: observabilitySummary(read.observability),
   webhooks: webhookSummary(read.webhooks),
-  batches: batchSummary(read.batches)
+  batches: batchSummary(read.batches),
+  runtime: runtimeSummary(read.runtime)
 })
 
 /** The one start-up line: every setting, and the describer chosen from them. */

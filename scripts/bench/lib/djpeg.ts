@@ -17,12 +17,16 @@ export const djpegVersion = (): string =>
   djpegPath === null ? "not installed" : (Bun.spawnSync([djpegPath, "-version"]).stderr.toString().split("\n")[0] ?? "unknown version").trim()
 
 /**
- * The scale libvips' shrink-on-load decodes at for an output of `longestSide` (the service resizes
- * to 1,000 px, `limits.longestSide`): the smallest 1/2^k that still gives at least that many pixels.
+ * The scale sharp's shrink-on-load decodes a JPEG at for an output of `longestSide` (the service
+ * resizes to 1,000 px, `limits.longestSide`): the largest of 1/8, 1/4, 1/2 the shrink allows, halved
+ * again when the shrink's whole part equals it (sharp 0.35 `pipeline.cc`, "Lower shrink-on-load for
+ * known libjpeg rounding errors"): a 4000 px photo is decoded at 1/2, not 1/4.
  */
 export const scaleFor = (width: number, height: number, longestSide: number): Scale => {
-  const longest = Math.max(width, height)
-  return longest / 8 >= longestSide ? "1/8" : longest / 4 >= longestSide ? "1/4" : longest / 2 >= longestSide ? "1/2" : "1/1"
+  const shrink = Math.max(width, height) / longestSide
+  const allowed = [8, 4, 2].find((factor) => shrink >= factor) ?? 1
+  const factor = allowed > 1 && Math.floor(shrink) === allowed ? allowed / 2 : allowed
+  return factor === 1 ? "1/1" : `1/${factor}` as Scale
 }
 
 /** p50 of `repeats` decodes (after one not counted) at each scale; undefined without `djpeg`. */

@@ -9,7 +9,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as net from "node:net"
 import * as path from "node:path"
-import { source } from "./source.ts"
+import { projectRoot, source } from "./source.ts"
 
 const root = source.root
 
@@ -83,6 +83,18 @@ const baseEnv = {
   ...(otlp === undefined ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: otlp })
 }
 
+/**
+ * The runtime settings `npm start` gives the service (`NAME=${NAME:-default}` in the start script
+ * of the measured code's package.json; README, "Runtime settings"), or this process's value of
+ * each: the service runs as users run it, and one can be changed for an experiment. The baseline
+ * runs on Bun's defaults, as a server written the common way does.
+ */
+const packageJson = [path.join(root, "package.json"), path.join(projectRoot, "package.json")].find((file) => fs.existsSync(file))
+const startScript: unknown = packageJson === undefined ? undefined : JSON.parse(fs.readFileSync(packageJson, "utf8")).scripts?.start
+export const runtimeEnv: Readonly<Record<string, string>> = Object.fromEntries(
+  [...String(startScript ?? "").matchAll(/(\w+)=\$\{\1:-([^}]*)\}/g)].map(([, name, value]) => [name!, process.env[name!] ?? value!])
+)
+
 export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const server = net.createServer()
@@ -96,19 +108,21 @@ export const freePort = (): Promise<number> =>
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
-/** Polls until the server answers any HTTP request (or the child exits, or 60 s pass). */
+/**
+ * Polls until `/healthz` answers 200 (or the child exits, or 60 s pass). Not any answer: for a few
+ * milliseconds after it starts listening, @effect/platform-bun's server answers every request
+ * `404 not found` (its placeholder handler, until the routes are installed), and a bench that began
+ * then counted those among the service's answers.
+ */
 const waitReady = async (url: string, child: Bun.Subprocess, logFile: string): Promise<void> => {
   const until = Date.now() + 60_000
   while (Date.now() < until) {
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new Error(`the server exited during start-up; its output:\n${fs.readFileSync(logFile, "utf8")}`)
     }
-    try {
-      await fetch(`${url}/ready`, { signal: AbortSignal.timeout(1000) })
-      return
-    } catch {
-      await sleep(100)
-    }
+    const ok = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) }).then((response) => response.ok, () => false)
+    if (ok) return
+    await sleep(100)
   }
   child.kill("SIGKILL")
   throw new Error(`the server did not answer within 60 s; its output:\n${fs.readFileSync(logFile, "utf8")}`)
@@ -126,7 +140,7 @@ const spawnServer = async (
   const child = Bun.spawn({
     cmd: [bun, ...args],
     cwd: root,
-    env: { ...baseEnv, ...env, PORT: String(port), HOST: "127.0.0.1" },
+    env: { ...baseEnv, ...(name === "baseline" ? {} : runtimeEnv), ...env, PORT: String(port), HOST: "127.0.0.1" },
     stdin: "ignore",
     stdout: Bun.file(logFile),
     stderr: Bun.file(logFile)
