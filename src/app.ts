@@ -1,5 +1,6 @@
 /** The one place the application is composed: configuration, database, services, server. */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { logSummary } from "./config/Settings.ts"
 import * as Database from "./db/Database.ts"
 import { ServerLive } from "./http/server.ts"

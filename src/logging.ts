@@ -2,7 +2,9 @@
  * Effect's logger as configured (README, Operations: Logs; config/ObservabilityConfig.ts): JSON
  * lines, pretty or logfmt; the minimum level from `LOG_LEVEL`.
  */
-import { Effect, Layer, Logger } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import { ObservabilityConfig } from "./config/ObservabilityConfig.ts"
 
 export const LoggingLive = Layer.unwrapEffect(

@@ -1,5 +1,6 @@
-import { BunRuntime } from "@effect/platform-bun"
-import { Effect, Layer } from "effect"
+import * as BunRuntime from "@effect/platform-bun/BunRuntime"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { AppLive } from "./app.ts"
 import * as Settings from "./config/Settings.ts"
 import { LoggingLive } from "./logging.ts"

@@ -1,5 +1,6 @@
 /** What `/metrics` exposes (README, Operations: Metrics), as Effect metrics updated where things happen. */
-import { Metric, MetricBoundaries } from "effect"
+import * as Metric from "effect/Metric"
+import * as MetricBoundaries from "effect/MetricBoundaries"
 
 /** Seconds, from 5 ms to about 80 s. */
 const latency = MetricBoundaries.exponential({ start: 0.005, factor: 2, count: 15 })

@@ -4,10 +4,12 @@
  * Without it the tracer is off, so no span is even made: Effect's own tracer would still record
  * each one, with a stack trace, for nobody.
  */
-import { FetchHttpClient } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as OtlpSerialization from "@effect/opentelemetry/OtlpSerialization"
 import * as OtlpTracer from "@effect/opentelemetry/OtlpTracer"
-import { Effect, Layer, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { ObservabilityConfig } from "./config/ObservabilityConfig.ts"
 
 /** The endpoint and service name are in the start-up summary (config/ObservabilityConfig.ts). */

@@ -1,8 +1,8 @@
 /**
  * The import rules of docs/architecture.md, read from the import statements of every file in
  * `src/`: the domain imports only the domain (and `effect`, and Node's hashing and address parsing); services never import `src/http`;
- * nothing under `src/dashboard` imports `src/http/routes`. A failure names each import that breaks
- * a rule.
+ * nothing under `src/dashboard` imports `src/http/routes`; Effect's packages are imported by module,
+ * not through their index. A failure names each import that breaks a rule.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
@@ -65,5 +65,10 @@ describe("import rules (docs/architecture.md)", () => {
 
   it("src/dashboard never imports src/http/routes", () => {
     expect(show(imports.filter((i) => under("dashboard")(i.file) && under("http/routes")(i.target)))).toEqual([])
+  })
+
+  it("Effect's packages are imported by module, never through the index that loads them whole", () => {
+    const isIndex = (specifier: string) => specifier === "effect" || /^@effect\/[^/]+$/.test(specifier)
+    expect(show(imports.filter((i) => isIndex(i.specifier)))).toEqual([])
   })
 })

@@ -3,7 +3,7 @@
  * read, and the JSON its results print as. The CLI parses argv into one (parse.ts), then runs it
  * itself or sends it to the running service's admin route; either way commands.ts runs it.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import type { UserNotFound } from "../domain/dashboard.ts"
 import type { AccountNotFound, InvalidCommand, KeyNotFound } from "../domain/errors.ts"
 import type { ApiKey } from "../domain/models.ts"

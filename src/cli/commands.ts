@@ -2,8 +2,10 @@
  * Runs the operator's commands (adminCommand.ts), for the CLI and for the running service's admin
  * route alike.
  */
-import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Schema } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { AppConfig } from "../config/AppConfig.ts"
 import { emailUsed } from "../domain/credentials.ts"
 import { AccountNotFound, InvalidCommand } from "../domain/errors.ts"

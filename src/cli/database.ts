@@ -4,7 +4,10 @@
  * one only when asked (`--init`), and refuses the embedded one of a folder whose service said it
  * uses PostgreSQL.
  */
-import { Data, Effect, Option, Redacted } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as path from "node:path"
 import { AppConfig } from "../config/AppConfig.ts"
 import { redactUrl } from "../config/redact.ts"

@@ -4,10 +4,20 @@
  * it never opens the data folder under a running service: it sends the command to that service's
  * admin route instead.
  */
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { BunRuntime } from "@effect/platform-bun"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as BunRuntime from "@effect/platform-bun/BunRuntime"
 import type { SqlClient } from "@effect/sql/SqlClient"
-import { Console, Effect, Either, Layer, Logger, LogLevel, Option, Redacted, Schema } from "effect"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import { ServicesLive } from "../app.ts"
 import type { AppConfig } from "../config/AppConfig.ts"
 import * as Settings from "../config/Settings.ts"

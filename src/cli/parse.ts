@@ -2,7 +2,9 @@
  * argv to an operator command (README, Operator CLI). Pure: the result is validated by `AdminCommand`, and
  * a refusal names the command and the flag or argument as the operator typed them.
  */
-import { Either, ParseResult, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import { AdminCommand } from "./adminCommand.ts"
 
 const program = "bun run admin"

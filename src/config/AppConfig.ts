@@ -2,7 +2,11 @@
  * The server, database and upload settings (README "Configuration"), read through Effect `Config`
  * with defaults that work on a fresh machine. Read once with every other section (Settings.ts).
  */
-import { Config, Context, Duration, Option, Redacted } from "effect"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { redactUrl, secretShown } from "./redact.ts"
 
 /** The shortest `API_KEY_SECRET` accepted, in bytes (README "Configuration"). */

@@ -2,7 +2,9 @@
  * Settings of batch work (README, "Batches"), read with every other section (Settings.ts), with
  * defaults that suit one small machine; services/BatchWorkers.ts uses them.
  */
-import { Config, Context, Duration } from "effect"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 
 export class BatchConfig extends Context.Tag("BatchConfig")<BatchConfig, {
   /** Items one process runs at once (`BATCH_WORKERS`); 0 runs none (a replica that only answers requests). */

@@ -2,7 +2,10 @@
  * The dashboard's settings (README, Dashboard), read through Effect `Config` with every other
  * section (Settings.ts); none of them is secret.
  */
-import { Config, Context, Duration, Option } from "effect"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Option from "effect/Option"
 
 /** The most `SIGNUP_CREDITS` may be: a balance's bound (services/Credits.ts). */
 const maxSignupCredits = 2_147_483_647

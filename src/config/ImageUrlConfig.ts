@@ -2,7 +2,11 @@
  * Settings of images given by URL (README, "Images by URL"), read with every other section
  * (Settings.ts); services/ImageFetcher.ts uses them.
  */
-import { Config, ConfigError, Context, Duration, Either } from "effect"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Either from "effect/Either"
 import { type AllowList, parseAllowList } from "../domain/publicAddress.ts"
 
 export interface ImageFetcherSettings {

@@ -2,7 +2,10 @@
  * E-mail settings (README, Dashboard): `SMTP_URL` (`smtp://` or `smtps://`, with `user:password@`
  * in it) and `MAIL_FROM`, read with every other section (Settings.ts).
  */
-import { Config, Context, Option, Redacted } from "effect"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { redactUrl } from "./redact.ts"
 
 export class MailConfig extends Context.Tag("MailConfig")<MailConfig, {

@@ -3,7 +3,10 @@
  * start-up with every other section (Settings.ts): `DescriberLive` reads `DescriberConfig` to
  * choose a describer, `OpenAiDescriber` reads `ModelConfig`.
  */
-import { Config, Context, Option, Redacted } from "effect"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { secretShown } from "./redact.ts"
 
 const isHttpUrl = (value: string) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol)

@@ -3,7 +3,10 @@
  * read; pretty on a terminal), `LOG_LEVEL`, and the optional OTLP trace export. Read with every
  * other section (Settings.ts); logging.ts and tracing.ts use them.
  */
-import { Config, Context, LogLevel, Option } from "effect"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
 import { redactUrl } from "./redact.ts"
 
 export class ObservabilityConfig extends Context.Tag("ObservabilityConfig")<ObservabilityConfig, {

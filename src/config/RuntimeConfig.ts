@@ -3,7 +3,8 @@
  * settings"): `npm start` and the Docker image set all three, and the start-up summary shows them
  * so that a service started another way (`bun src/main.ts`) says it runs on Bun's defaults.
  */
-import { Config, Option } from "effect"
+import * as Config from "effect/Config"
+import * as Option from "effect/Option"
 
 /** Shown only: no service reads them, the runtime already has. */
 export const runtimeConfig = Config.all({

@@ -6,7 +6,11 @@
  * A new setting: add it to its section's `config` (or a new section's file here and to `settings`),
  * and to that section's summary; test/config/Settings.test.ts fails until it is in the summary.
  */
-import { Config, ConfigProvider, Context, Effect, Layer } from "effect"
+import * as Config from "effect/Config"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { AppConfig, databaseSummary, serverSummary, uploadsSummary } from "./AppConfig.ts"
 import { BatchConfig, batchSummary } from "./BatchConfig.ts"
 import { DashboardConfig, dashboardSummary } from "./DashboardConfig.ts"

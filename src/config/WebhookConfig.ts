@@ -2,7 +2,9 @@
  * Settings of webhook deliveries (README, "Webhooks"), read with every other section (Settings.ts);
  * services/WebhookDelivery.ts uses them with the image URLs' allow list (`IMAGE_URL_ALLOW`).
  */
-import { Config, Context, Duration } from "effect"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 
 const atLeastOne = (name: string) => Config.validate({ message: `${name} must be at least 1`, validation: (n: number) => n >= 1 })
 

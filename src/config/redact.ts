@@ -1,5 +1,6 @@
 /** How settings are shown where they are printed (the start-up summary, the CLI): no secret. */
-import { Option, type Redacted } from "effect"
+import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
 
 /** A URL without its password, to print. */
 export const redactUrl = (url: string) => {

@@ -1,6 +1,8 @@
 /** The dashboard's HTTP plumbing: pages, redirects, cookies, small forms, security headers. */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Option } from "effect"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { AppConfig } from "../config/AppConfig.ts"
 import { FormUnreadable, maxFormBytes } from "../domain/dashboard.ts"
 import { clientAddressOf } from "../http/clientAddress.ts"

@@ -2,8 +2,9 @@
  * The dashboard (README, Dashboard), served by the service itself under `/dashboard`: server-rendered pages,
  * one tiny script for the copy button. Mounted by `src/http/router.ts`.
  */
-import { HttpRouter, HttpServerResponse } from "@effect/platform"
-import { Effect } from "effect"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Effect from "effect/Effect"
 import { copyScript, styleSheet } from "./assets.ts"
 import { htmlPage, securityHeaders } from "./http.ts"
 import { formExpiredPage, formUnreadablePage, notFoundPage, serverErrorPage } from "./pages/errors.ts"

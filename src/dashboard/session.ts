@@ -3,8 +3,10 @@
  * its account; posts must carry the session's CSRF token; the log-in and sign-up forms, made
  * before any session, carry the value of a cookie of their own instead (double submit).
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Context, Effect } from "effect"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
 import { CsrfRejected } from "../domain/dashboard.ts"
 import type { Account, Session } from "../domain/models.ts"
 import { Accounts } from "../services/Accounts.ts"

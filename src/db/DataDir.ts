@@ -5,7 +5,8 @@
  */
 import type { PGlite } from "@electric-sql/pglite"
 import { NodeFS } from "@electric-sql/pglite/nodefs"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 

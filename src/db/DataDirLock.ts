@@ -4,7 +4,12 @@
  * service also publishes there the local URL and a fresh operator token of its admin route, so
  * the CLI talks to a running service instead of opening the database under it.
  */
-import { Clock, Effect, Option, type Redacted, Schedule, Schema } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"

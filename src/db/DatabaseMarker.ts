@@ -4,7 +4,9 @@
  * service never reads (README, Operator CLI). A service on the embedded database removes it.
  * Best effort both ways: a read-only folder must not stop the service.
  */
-import { Effect, Redacted, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { redactUrl } from "../config/redact.ts"

@@ -2,7 +2,7 @@
  * Whether a process still runs, and which one it is: a pid alone is reused after the process ends
  * (and after a reboot), so a lock names its holder by pid and start (DataDirLock.ts).
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import * as fs from "node:fs/promises"
 
 /** Signal 0 checks without signalling; EPERM means it runs as another user. */

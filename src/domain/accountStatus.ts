@@ -1,5 +1,5 @@
 /** The body of `GET /api/tokens` (spec §2.3), built from the rows; dates as ISO 8601. */
-import { Option } from "effect"
+import * as Option from "effect/Option"
 import type { Account, ApiKey, Subscription } from "./models.ts"
 
 export interface AccountStatus {

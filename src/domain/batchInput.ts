@@ -4,7 +4,7 @@
  * checked when it runs, as §4.1 checks a request, so a bad item fails alone with the describe's
  * message.
  */
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import { type DescribeForm, formCaps, type FormText } from "./describeForm.ts"
 import { BatchInvalid } from "./errors.ts"
 import { checkWebhookUrl } from "./webhooks.ts"

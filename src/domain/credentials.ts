@@ -1,5 +1,5 @@
 /** The rules of the dashboard's sign-up and log-in fields (README, Dashboard), as pure functions. */
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import { FormInvalid } from "./dashboard.ts"
 import { characters } from "./schemaFields.ts"
 

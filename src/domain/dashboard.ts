@@ -2,7 +2,7 @@
  * The dashboard's failures (README, Dashboard), as typed errors. The dashboard's pages turn each into a
  * message for the person at the keyboard; nothing here knows about HTTP or HTML.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** A form field breaks a rule; `field` names the input, `message` says what to change. */
 export class FormInvalid extends Schema.TaggedError<FormInvalid>()("FormInvalid", {

@@ -1,5 +1,5 @@
 /** The describe form (spec §4.1, §8) and the rules of its text fields. */
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import { LanguageTooLong } from "./errors.ts"
 import { characters } from "./schemaFields.ts"
 import { limits } from "./limits.ts"

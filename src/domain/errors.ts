@@ -3,7 +3,7 @@
  * maps each one to exactly one response of spec section 7 (for `/describe`, from the table of its
  * checks, `describeChecks.ts`); nothing here knows about HTTP.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 // ---- API keys (spec §5, §7.2). `/describe` folds all but `ApiKeyMissing` into one 401.
 

@@ -3,7 +3,7 @@
  * what a key may be, how long a stored answer lasts, and what makes two requests the same.
  */
 import { createHash } from "node:crypto"
-import { Duration } from "effect"
+import * as Duration from "effect/Duration"
 import { contextUsed, type DescribeForm, keywordsUsed, languageOrDefault } from "./describeForm.ts"
 
 /** A stored 200 answers retries for this long. */

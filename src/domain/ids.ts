@@ -2,7 +2,9 @@
  * Account and key ids, branded so that one cannot be passed for the other (spec §2.3 names them).
  * Ids from outside (URL paths, CLI arguments, token claims) are decoded here, once.
  */
-import { Effect, Option, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { AccountNotFound, KeyNotFound } from "./errors.ts"
 
 export const AccountId = Schema.UUID.pipe(Schema.brand("AccountId"))

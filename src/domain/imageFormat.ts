@@ -2,7 +2,7 @@
  * §4.1 `image`: the format is detected from the content, by the signature every file of the four
  * accepted formats starts with. The file name and the part's content type are never consulted.
  */
-import { Option } from "effect"
+import * as Option from "effect/Option"
 import type { ImageFormat } from "./describe.ts"
 
 const ascii = (text: string): ReadonlyArray<number> => Array.from(text, (char) => char.charCodeAt(0))

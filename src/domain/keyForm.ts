@@ -1,5 +1,5 @@
 /** The API Keys page's form (spec §5; README, Dashboard: API keys): an optional name and an expiry, as pure rules. */
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import { FormInvalid } from "./dashboard.ts"
 import { characters } from "./schemaFields.ts"
 import { dayMillis } from "./time.ts"

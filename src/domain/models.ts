@@ -1,5 +1,5 @@
 /** Rows of the database as the services return them (spec §2.3 names the fields). */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { AccountId, KeyId } from "./ids.ts"
 
 export class Account extends Schema.Class<Account>("Account")({

@@ -8,7 +8,8 @@
  * Whatever the model then writes, the answer must hold exactly the requested keys with string
  * values, or it is refused.
  */
-import { Either, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import type { ParseError } from "effect/ParseResult"
 import type { DescribeRequest, DescribeResult, SchemaFields } from "./describe.ts"
 import { limits } from "./limits.ts"

@@ -3,7 +3,9 @@
  * every log line of the request as an annotation, which is also how code below the HTTP edge
  * (a usage row) learns it, without passing it through every call.
  */
-import { Effect, HashMap, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 
 export const requestIdAnnotation = "requestId"
 

@@ -4,7 +4,7 @@
  * rule messages verbatim). Entries are read, never assigned into an object, so no field name
  * (`__proto__`, `constructor`, `prototype`) can reach a prototype.
  */
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import type { SchemaFields } from "./describe.ts"
 import { InvalidSchema } from "./errors.ts"
 import { limits } from "./limits.ts"

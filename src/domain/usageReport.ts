@@ -1,5 +1,5 @@
 /** What the dashboard's Usage page reports (README, Dashboard: Overview and Usage): rows, and the pure shaping of its charts. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { KeyId } from "./ids.ts"
 import { Usage } from "./models.ts"
 import { dayMillis } from "./time.ts"

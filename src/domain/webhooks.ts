@@ -4,7 +4,8 @@
  * schedule, and which URLs may receive them. Pure: the bytes of a new secret come from the caller.
  */
 import { createHmac } from "node:crypto"
-import { Duration, Either } from "effect"
+import * as Duration from "effect/Duration"
+import * as Either from "effect/Either"
 import { WebhookUrlInvalid } from "./errors.ts"
 
 /** The events this service sends; their `data` is described in the OpenAPI document's `webhooks`. */

@@ -6,8 +6,13 @@
  * runs, so a slow model is not cut off, and puts it back before it answers. Small bodies are read
  * within a deadline of their own; a body nobody reads is not waited for.
  */
-import { HttpApp, HttpMiddleware, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { type Duration, Effect, Stream } from "effect"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 
 /** Short: a kept-alive connection nobody uses costs a file descriptor, and a slow client holds one. */
 export const idleTimeoutSeconds = 10

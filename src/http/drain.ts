@@ -4,8 +4,12 @@
  * in-flight requests to finish. Meanwhile `/readyz` answers 503 so a load balancer stops sending.
  * Requests still running at the deadline are interrupted, which releases their credits.
  */
-import { HttpMiddleware } from "@effect/platform"
-import { Context, Effect, Layer, Ref, Schedule } from "effect"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
 import { AppConfig } from "../config/AppConfig.ts"
 
 export class Drain extends Context.Tag("Drain")<Drain, {

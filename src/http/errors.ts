@@ -2,8 +2,9 @@
  * The one place where typed failures become responses (spec §2.4, §7): each error maps to exactly
  * one status and message per endpoint, and a defect to the endpoint's 500, logged, never shown.
  */
-import { HttpServerResponse } from "@effect/platform"
-import { Cause, Effect } from "effect"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
 import { failedCheck } from "../domain/describeChecks.ts"
 import type { ApiKeyError, DescribeError } from "../domain/errors.ts"
 

@@ -9,7 +9,8 @@
  * closing `--` arrives split across two chunks, reports an empty body as neither done nor failed,
  * and keeps buffering a field after its size limit has fired.
  */
-import { Effect, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { NotMultipart } from "../domain/errors.ts"
 import { type DescribeForm, formCaps } from "../domain/describeForm.ts"
 import type { CappedBytes } from "./cappedBytes.ts"

@@ -1,6 +1,7 @@
 /** Effect's metric snapshot in the Prometheus text exposition format (version 0.0.4). */
-import type { MetricPair } from "effect"
-import { MetricState, Option } from "effect"
+import type * as MetricPair from "effect/MetricPair"
+import * as MetricState from "effect/MetricState"
+import * as Option from "effect/Option"
 
 const escape = (value: string) => value.replaceAll("\\", "\\\\").replaceAll("\n", "\\n").replaceAll('"', '\\"')
 

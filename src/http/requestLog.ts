@@ -4,8 +4,14 @@
  * what the route noted (error kind, model latency, credits after). Never a header value, a key
  * or a body.
  */
-import { HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Clock, Effect, Metric, Ref } from "effect"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
+import * as Ref from "effect/Ref"
 import { requestIdAnnotation } from "../domain/requestId.ts"
 import { requests, requestSeconds } from "../metrics.ts"
 import { type RequestFacts, RequestLogFacts } from "../services/RequestFacts.ts"

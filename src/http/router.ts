@@ -3,8 +3,11 @@
  * `Allow`; any other path a JSON 404. HEAD is answered by a path's GET route (the router falls
  * back to it), without the body.
  */
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Chunk, Effect } from "effect"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
 import { AppConfig } from "../config/AppConfig.ts"
 import { favicon } from "../dashboard/assets.ts"
 import { securityHeaders } from "../dashboard/http.ts"

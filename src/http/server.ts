@@ -3,9 +3,13 @@
  * would otherwise send a 413 before auth and credits are checked (§4.1). Its idle timeout stays
  * short; a describe lifts it while it waits on the model (./connections.ts).
  */
-import { HttpMiddleware, HttpServer } from "@effect/platform"
-import { BunHttpServer } from "@effect/platform-bun"
-import { Effect, Layer, Option, Redacted } from "effect"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as BunHttpServer from "@effect/platform-bun/BunHttpServer"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { AppConfig } from "../config/AppConfig.ts"
 import * as DataDirLock from "../db/DataDirLock.ts"
 import { randomToken } from "../services/secrets.ts"

@@ -3,9 +3,10 @@
  * length, the upload budget, the body whole or streamed and counted, the upload deadline, and the
  * form. What it reads is the scope's: the body's memory and its share of the budget go as it closes.
  */
-import type { HttpServerRequest } from "@effect/platform"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { RequestError } from "@effect/platform/HttpServerError"
-import { Effect, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { AppConfig } from "../config/AppConfig.ts"
 import type { DescribeForm } from "../domain/describeForm.ts"
 import { NotMultipart, RequestTooLarge, UploadBudgetTimedOut, UploadTimedOut } from "../domain/errors.ts"

@@ -3,8 +3,9 @@
  * delivery, or the dashboard's Webhooks page) and replaced on demand, and its recent delivery
  * attempts. The secret is a credential: it is shown to its account only, and never logged.
  */
-import { SqlClient } from "@effect/sql"
-import { Clock, Effect } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import type { AccountId } from "../domain/ids.ts"
 import { formatSecret, secretBytes } from "../domain/webhooks.ts"
 

@@ -1,6 +1,10 @@
 /** Accounts and their subscriptions (spec §2.3). Balances live in `Credits`. */
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Clock, Effect, Option, Schema } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { AccountNotFound } from "../domain/errors.ts"
 import { Account, Subscription } from "../domain/models.ts"
 import { AccountId } from "../domain/ids.ts"

@@ -4,8 +4,12 @@
  * secret scanners what it is. A key is also a database row, so deleting it from the dashboard
  * revokes it on the very next request.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Clock, Effect, Option, Schema } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { AccountNotFound, ApiKeyInvalid, ApiKeyMalformed, ApiKeyMissing, ApiKeyRevoked, KeyNotFound } from "../domain/errors.ts"
 import { Account, ApiKey } from "../domain/models.ts"
 import { Accounts } from "./Accounts.ts"

@@ -5,7 +5,16 @@
  * most `BATCH_ACCOUNT_CONCURRENCY` items of one account at once across all replicas. A recovery
  * loop gives the items of processes that are gone (or this one's, lost) back to the queue.
  */
-import { Cause, type Context, Duration, Effect, Exit, HashSet, Layer, Option, Ref, Schedule } from "effect"
+import * as Cause from "effect/Cause"
+import type * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as HashSet from "effect/HashSet"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
 import { BatchConfig } from "../config/BatchConfig.ts"
 import { itemForm } from "../domain/batchInput.ts"
 import { failedCheck } from "../domain/describeChecks.ts"

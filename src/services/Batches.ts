@@ -3,8 +3,9 @@
  * their cancelation. Items live in the database, so any replica's workers run them
  * (batchItems.ts, BatchWorkers.ts) and a restart loses none.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { type BatchRow, batchSummary, countsOf, type ItemRow } from "../domain/batch.ts"
 import { type BatchInput, batchLimits } from "../domain/batchInput.ts"
 import { BatchNotFound, BatchQueueFull } from "../domain/errors.ts"

@@ -10,8 +10,11 @@
  * request), creditSettlement.ts (ending holds, and sweeping those nobody will end) and
  * creditStatements.ts (their SQL).
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { AccountNotFound, InvalidCommand } from "../domain/errors.ts"
 import { LedgerEntry, Usage } from "../domain/models.ts"
 import { makeReservation } from "./creditReservation.ts"

@@ -3,7 +3,9 @@
  * or a typed failure. Layers: `OfflineDescriber` (embedded default), `OpenAiDescriber` (any
  * OpenAI-compatible endpoint), and `Describer.scripted` for tests.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type { DescribeRequest, DescribeResult } from "../domain/describe.ts"
 import type { DescriberError } from "../domain/errors.ts"
 import { languageTag } from "../domain/languageTag.ts"

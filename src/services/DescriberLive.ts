@@ -4,7 +4,11 @@
  * no account. In production the offline describer must be asked for: a deployment that forgot its
  * model key would otherwise sell placeholder text as descriptions.
  */
-import { ConfigError, Effect, Either, Layer, Option } from "effect"
+import * as ConfigError from "effect/ConfigError"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { DescriberConfig, type DescriberChoice, type DescriberSettings, type ModelConfig } from "../config/ModelConfig.ts"
 import type { Describer } from "./Describer.ts"
 import * as OfflineDescriber from "./OfflineDescriber.ts"

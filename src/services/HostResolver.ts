@@ -5,7 +5,8 @@
  * the system resolver as its default, so tests can give names answers of their own.
  */
 import { lookup } from "node:dns/promises"
-import { Context, Effect } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
 
 export interface ResolvedAddress {
   readonly address: string

@@ -10,8 +10,11 @@
  * 60 s; the credit's wait, 10 s; the model's, 60 s). A `MODEL_TIMEOUT_MS` or `UPLOAD_TIMEOUT_MS`
  * set near it would let a retry run while the first still does (README, "Retries without paying twice").
  */
-import { SqlClient } from "@effect/sql"
-import { Clock, Duration, Effect, Option } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { IdempotencyKeyInProgress, IdempotencyKeyReused } from "../domain/errors.ts"
 import { replayFor, type StoredAnswer } from "../domain/idempotency.ts"
 import type { AccountId } from "../domain/ids.ts"

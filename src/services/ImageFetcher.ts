@@ -7,7 +7,10 @@
  * The fetched bytes are not held from the upload budget (UploadBudget.ts): they are bounded by the
  * 10 MB cap and live only until the image is prepared, as an uploaded image part does.
  */
-import { Context, Duration, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { type ImageFetcherSettings, ImageUrlConfig } from "../config/ImageUrlConfig.ts"
 import { ImageTooLarge, ImageUrlFetchFailed, ImageUrlRefused } from "../domain/errors.ts"
 import type { AllowList } from "../domain/publicAddress.ts"

@@ -3,7 +3,11 @@
  * or one of the image errors of §7.1. Layers: `Images.layer` (sharp/libvips) and, for tests,
  * `Images.scripted` and `Images.fixed`.
  */
-import { Context, Effect, Layer, Option, type Scope } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import sharp, { type SharpOptions } from "sharp"
 import type { ImageFormat, PreparedImage } from "../domain/describe.ts"
 import type { ImageError } from "../domain/errors.ts"

@@ -2,8 +2,13 @@
  * This service process, as the database sees it: an id that tags its credit reservations, and a
  * way to tell whether the process that made a reservation is still running (README, Operations: Credits and the database).
  */
-import { SqlClient } from "@effect/sql"
-import { Context, Deferred, Effect, Layer, Option, Schedule } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
 import { AppConfig } from "../config/AppConfig.ts"
 
 export class Instance extends Context.Tag("Instance")<Instance, {

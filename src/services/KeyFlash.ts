@@ -5,8 +5,13 @@
  * AES-256-GCM under a key derived from the session's cookie, which the database never holds: a
  * copy of the database does not give the key.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Clock, Duration, Effect, Option, Schema } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto"
 
 /** Time enough to follow a redirect, even on a slow network. */

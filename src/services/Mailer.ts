@@ -3,7 +3,12 @@
  * when `SMTP_URL` is set, from `MAIL_FROM` (config/MailConfig.ts).
  * Without it the service sends nothing, and the page says to ask the operator instead.
  */
-import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import { createTransport } from "nodemailer"
 import { AppConfig } from "../config/AppConfig.ts"
 import { MailConfig, mailSender } from "../config/MailConfig.ts"

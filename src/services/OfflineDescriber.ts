@@ -5,7 +5,8 @@
  * are empty. Deterministic and infallible: no clock, no randomness, and its answers stay far below
  * the §2.2 size limit.
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { imageFacts } from "../domain/imageFacts.ts"
 import { offlineLanguageTag, resolveLanguage } from "../domain/offlineLanguage.ts"
 import { writeFields } from "../domain/offlineText.ts"

@@ -5,7 +5,9 @@
  * The settings are in `config/ModelConfig.ts`, the exchange with the endpoint in `openAiCompletion.ts`;
  * this adapter makes the image and the request body and implements the `Describer` port.
  */
-import { Effect, Layer, Metric } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
 import { imageBytesToModel } from "../metrics.ts"
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions"
 import sharp from "sharp"

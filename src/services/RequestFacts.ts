@@ -2,7 +2,10 @@
  * Facts a request's work adds to its log line (http/requestLog.ts writes the line): apart from
  * HTTP, so the describe use case can add them whoever calls it.
  */
-import { Context, Effect, Option, Ref } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
 
 export interface RequestFacts {
   readonly errorKind?: string

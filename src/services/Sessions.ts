@@ -5,8 +5,13 @@
  * (spec §7.2): `/api/tokens` answers 400 `Malformed token: missing userId` and never 200. Ending a
  * session deletes its row, so its cookie stops working at once, whatever the JWT's expiry says.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Clock, Duration, Effect, Option, Schema } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { SessionMissing } from "../domain/dashboard.ts"
 import { Session } from "../domain/models.ts"
 import type { DashboardUser } from "../domain/models.ts"

@@ -3,8 +3,10 @@
  * one secret. API keys and dashboard session cookies are both such tokens; their claims tell them
  * apart (see `ApiKeys` and `Sessions`).
  */
-import { SqlClient } from "@effect/sql"
-import { Effect, Option, Redacted } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { type JWTPayload, jwtVerify, SignJWT } from "jose"
 import { AppConfig } from "../config/AppConfig.ts"
 import { ApiKeyInvalid } from "../domain/errors.ts"

@@ -16,7 +16,13 @@
  * upload has been held for a second, the budget asks for one collection (docs/BENCHMARKS.md,
  * figure 2). A steady stream of requests never leaves that second, so it never pays for one.
  */
-import { Clock, Context, Duration, Effect, Layer, Ref, type Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
 import { AppConfig } from "../config/AppConfig.ts"
 import { limits } from "../domain/limits.ts"
 import { makeWeightedFairPermits } from "./fairPermits.ts"

@@ -1,6 +1,8 @@
 /** Read-only queries behind the dashboard's Usage page and its CSV export (README, Dashboard); they change nothing. */
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { LedgerEntry } from "../domain/models.ts"
 import { DayCount, KeyCount, RecentRequest } from "../domain/usageReport.ts"
 import type { KeyScope } from "../domain/usageReport.ts"

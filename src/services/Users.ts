@@ -4,8 +4,11 @@
  * account's failures grow (bounds in `attempts.ts`); password changes; invitations and
  * password-reset links (`userLinks.ts`). Passwords are hashed with Argon2id.
  */
-import { SqlClient, type Statement } from "@effect/sql"
-import { Duration, Effect, Option } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { accountNameUsed, emailUsed, newPasswordUsed, normaliseEmail } from "../domain/credentials.ts"
 import { EmailTaken, LoginFailed, LoginThrottled, SignupClosed, SignupThrottled } from "../domain/dashboard.ts"
 import { DashboardUser } from "../domain/models.ts"

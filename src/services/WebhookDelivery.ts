@@ -7,8 +7,13 @@
  * that may not be reached (checkedAddress.ts, `IMAGE_URL_ALLOW`) will not become reachable: the
  * event is abandoned at once, with the reason recorded.
  */
-import { SqlClient } from "@effect/sql"
-import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { ImageUrlConfig } from "../config/ImageUrlConfig.ts"
 import { WebhookConfig } from "../config/WebhookConfig.ts"
 import type { AllowList } from "../domain/publicAddress.ts"

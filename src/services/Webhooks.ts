@@ -3,9 +3,13 @@
  * caller's transaction, so an event is sent if and only if what it reports was committed. The
  * delivery worker (WebhookDelivery.ts) signs and sends them.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Clock, Context, Effect, Layer, Ref } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
 import type { AccountId } from "../domain/ids.ts"
 import { eventBody } from "../domain/webhooks.ts"
 

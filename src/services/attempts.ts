@@ -2,8 +2,12 @@
  * The bounds on dashboard attempts (log-ins, sign-ups, reset e-mails) and the SQL that counts
  * them, for `Users` and its password-reset links (README, Dashboard).
  */
-import { SqlSchema, type Statement } from "@effect/sql"
-import { Duration, Effect, Option, Schema } from "effect"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import type * as Statement from "@effect/sql/Statement"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { type FifoSemaphore, unsafeMakeFifoSemaphore } from "./fifoSemaphore.ts"
 
 /**

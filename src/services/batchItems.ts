@@ -9,8 +9,9 @@
  * it. An attempt whose process died is ended by another from its usage row: charged, it succeeded;
  * otherwise (its credit released by the sweep, Credits.releaseAbandoned) it is queued again.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { ItemRow } from "../domain/batch.ts"
 import type { BatchItemFields } from "../domain/batchInput.ts"
 import type { AccountId, KeyId } from "../domain/ids.ts"

@@ -3,8 +3,9 @@
  * its counts, and the ending of a batch, which queues its `batch.completed` event in the same
  * transaction (Webhooks.ts), so the event is queued once and only for what was committed.
  */
-import { SqlClient } from "@effect/sql"
-import { Clock, Effect } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import { type BatchCounts, type BatchRow, batchSummary, countsOf, itemEventData, type ItemRow } from "../domain/batch.ts"
 import { Webhooks } from "./Webhooks.ts"
 import type { AccountId } from "../domain/ids.ts"

@@ -5,7 +5,7 @@
  * reading it fails with `ReplyTooLarge`. Bytes are counted as decoded, so a compressed reply counts
  * for what it unpacks to.
  */
-import { Data } from "effect"
+import * as Data from "effect/Data"
 
 export class ReplyTooLarge extends Data.TaggedError("ReplyTooLarge")<{ readonly maxBytes: number }> {
   override get message() {

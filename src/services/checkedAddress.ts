@@ -6,7 +6,8 @@
  * answer that changes between the two would get past the check).
  */
 import type { LookupFunction } from "node:net"
-import { Data, Effect } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 import { type AllowList, mayConnect, parseAddress } from "../domain/publicAddress.ts"
 import { HostResolver, type ResolvedAddress } from "./HostResolver.ts"
 

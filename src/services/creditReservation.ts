@@ -3,7 +3,13 @@
  * requests in flight, and the bracket that runs a request with its credit held and settles it
  * by how the request ended.
  */
-import { Clock, Deferred, Duration, Effect, Exit, Metric, Option } from "effect"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
 import { NoCreditLeft } from "../domain/errors.ts"
 import { reservationsOpen } from "../metrics.ts"
 import type { Settlement } from "./creditSettlement.ts"

@@ -5,7 +5,15 @@
  * that wakes requests waiting for a credit (creditReservation.ts).
  */
 import type { SqlError } from "@effect/sql/SqlError"
-import { Cause, Deferred, Duration, Effect, HashMap, Metric, Option, Ref, Schedule } from "effect"
+import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
+import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
 import { creditsCharged, reservationsOpen } from "../metrics.ts"
 import type { CreditStatements, Outcome, Owner } from "./creditStatements.ts"
 import { Instance } from "./Instance.ts"

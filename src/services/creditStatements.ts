@@ -3,8 +3,10 @@
  * settlement with the balance and the ledger, the giving back of a failure's credit, and the looks
  * that waiting requests and the sweep take. Each changing statement is one round trip and atomic.
  */
-import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Option } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { currentRequestId } from "../domain/requestId.ts"
 import { Instance } from "./Instance.ts"
 import type { AccountId, KeyId } from "../domain/ids.ts"

@@ -4,7 +4,13 @@
  * success, released otherwise (an interrupted request included). The API route and the
  * dashboard's Try it page both run it.
  */
-import { Cause, Duration, Effect, Exit, Metric, Option, Scope } from "effect"
+import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
 import { defaultFields, type DescribeRequest, describeResultEntries } from "../domain/describe.ts"
 import { failedCheck } from "../domain/describeChecks.ts"
 import { contextUsed, type DescribeForm, type FormFile, formLanguage, type FormText, keywordsUsed } from "../domain/describeForm.ts"

@@ -3,7 +3,10 @@
  * with a key runs as any other (describeImage.ts) and its 200 is stored; a retry of the same
  * request gets that 200 again, uncharged; failures are not stored.
  */
-import { Effect, Exit, Option, Ref } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
 import { describeResultJson } from "../domain/describe.ts"
 import type { DescribeForm } from "../domain/describeForm.ts"
 import type { FormError } from "../domain/errors.ts"

@@ -4,7 +4,8 @@
  * any number of permits, a few at a time if it likes (the upload budget's bytes, UploadBudget.ts);
  * `makeFairPermits` is the one-permit case (decode slots, Images.ts).
  */
-import { Effect, Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Scope from "effect/Scope"
 import { type FifoSemaphore, makeFifoSemaphore, unsafeMakeFifoSemaphore } from "./fifoSemaphore.ts"
 
 /** One request's permits, given back when the scope it was taken in closes. */

@@ -10,7 +10,7 @@
  * Strict arrival order would deadlock a body read in pieces (UploadBudget) whose next piece waits
  * behind a body that needs the bytes the first one holds.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 export interface FifoSemaphore {
   /** Waits until `n` permits are this fiber's; earlier callers that fit are served first. */

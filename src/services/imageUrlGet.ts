@@ -6,7 +6,7 @@
  */
 import http from "node:http"
 import https from "node:https"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { ImageTooLarge, ImageUrlFetchFailed } from "../domain/errors.ts"
 import { limits } from "../domain/limits.ts"
 import { checkedLookup } from "./checkedAddress.ts"

@@ -1,5 +1,5 @@
 /** Memory handed back when its owner is done with it, not whenever the collector comes by. */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /**
  * Detaches a buffer's memory now: under a burst of uploads the collector came too late

@@ -3,7 +3,14 @@
  * body is made: the call, the part of the reply we read, the checks on the answer (§2.1, §2.2),
  * the retries within one deadline, and the translation of every failure into the describer's.
  */
-import { Clock, Data, Effect, Either, Option, Redacted, Schedule, Schema } from "effect"
+import * as Clock from "effect/Clock"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
 import { APIError, OpenAI } from "openai"
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions"
 import type { DescribeResult, SchemaFields } from "../domain/describe.ts"

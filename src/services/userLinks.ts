@@ -3,8 +3,11 @@
  * password resets, made by an operator or asked for on the "Forgot password" page. Of each token
  * only its SHA-256 hash is stored.
  */
-import type { SqlClient, Statement } from "@effect/sql"
-import { Duration, Effect, Option } from "effect"
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { emailUsed, newPasswordUsed } from "../domain/credentials.ts"
 import { EmailTaken, InvitationInvalid, PasswordResetInvalid, ResetThrottled, UserNotFound } from "../domain/dashboard.ts"
 import { DashboardUser } from "../domain/models.ts"

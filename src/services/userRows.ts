@@ -3,9 +3,11 @@
  * lookup by address, insertion, password hashing with Argon2id (`Bun.password`), and the credits
  * a new account starts with (`SIGNUP_CREDITS`).
  */
-import type { SqlClient } from "@effect/sql"
-import { SqlSchema } from "@effect/sql"
-import { Clock, Effect, Schema } from "effect"
+import type * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { DashboardUser } from "../domain/models.ts"
 import type { Credits } from "./Credits.ts"
 import type { AccountId } from "../domain/ids.ts"

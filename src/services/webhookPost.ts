@@ -6,7 +6,8 @@
  */
 import http from "node:http"
 import https from "node:https"
-import { Data, Effect } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 import { checkedLookup } from "./checkedAddress.ts"
 import type { ResolvedAddress } from "./HostResolver.ts"
 

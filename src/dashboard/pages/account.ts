@@ -1,5 +1,5 @@
 /** The Overview page (README, Dashboard: Overview and Usage): the balance now, the subscription, the account; changing the password. */
-import { Option } from "effect"
+import * as Option from "effect/Option"
 import { formatStatus } from "../../domain/accountStatus.ts"
 import { passwordLength } from "../../domain/credentials.ts"
 import type { Account, Subscription } from "../../domain/models.ts"

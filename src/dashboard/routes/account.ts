@@ -1,5 +1,6 @@
 /** The Overview page (README, Dashboard: Overview and Usage): balance, subscription, keys; the Usage page is `usage.ts`. */
-import { Clock, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { Accounts } from "../../services/Accounts.ts"
 import { ApiKeys } from "../../services/ApiKeys.ts"

@@ -1,6 +1,8 @@
 /** Log-in, sign-up, invitations, password-reset links and log-out (README, Dashboard). */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Option } from "effect"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { DashboardUser } from "../../domain/models.ts"
 import { Sessions } from "../../services/Sessions.ts"
 import { Users } from "../../services/Users.ts"

@@ -1,6 +1,7 @@
 /** The Batches pages (README, "Batches"): the account's batches, and one of them; another account's is not found. */
-import { HttpRouter } from "@effect/platform"
-import { Effect, Option } from "effect"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { Batches } from "../../services/Batches.ts"
 import { htmlPage } from "../http.ts"
 import { batchesPage, batchPage } from "../pages/batches.ts"

@@ -3,7 +3,8 @@
  * address given, answering alike whether or not it has an account; without, says to ask the
  * operator (`user reset-link`).
  */
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { Mailer } from "../../services/Mailer.ts"
 import { Users } from "../../services/Users.ts"

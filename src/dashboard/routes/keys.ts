@@ -3,8 +3,12 @@
  * (POST/redirect/GET): the new key waits in the session's `KeyFlash` for the page after the
  * redirect, which shows it once, so a reload neither makes a second key nor shows it again.
  */
-import { HttpRouter, HttpServerRequest } from "@effect/platform"
-import { Clock, Effect, Either, Option } from "effect"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { keyExpiryUsed, keyNameUsed } from "../../domain/keyForm.ts"
 import { ApiKeys } from "../../services/ApiKeys.ts"

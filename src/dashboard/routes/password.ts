@@ -1,5 +1,5 @@
 /** Changing the password of the logged-in user, from the Overview's Account section (README, Dashboard). */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Users } from "../../services/Users.ts"
 import { clientAddress, htmlPage, readDashboardForm, seeOther } from "../http.ts"
 import { changePasswordPage } from "../pages/account.ts"

@@ -2,8 +2,10 @@
  * The Try it page (README, Dashboard: Try it): the API's describe pipeline, run for the session's account with no
  * key, so no key ever reaches the browser. A success spends one credit, as on the API.
  */
-import { HttpServerRequest } from "@effect/platform"
-import { Effect, Either, Ref } from "effect"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Ref from "effect/Ref"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { failedCheck } from "../../domain/describeChecks.ts"
 import { currentRequestId } from "../../domain/requestId.ts"

@@ -3,8 +3,9 @@
  * come from the address; a value the page does not offer means the default (30 days, every key),
  * never an error.
  */
-import { HttpServerResponse } from "@effect/platform"
-import { Clock, Effect } from "effect"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import { usageCsv } from "../../domain/usageCsv.ts"
 import { everyDay, keyScopeOf, periodStart, rangeOf } from "../../domain/usageReport.ts"
 import { ApiKeys } from "../../services/ApiKeys.ts"

@@ -3,7 +3,7 @@
  * made it yet) and the latest attempts; replacing the secret is a POST with the session's CSRF
  * token, then a redirect (POST/redirect/GET), so a reload never replaces it twice.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { AccountWebhooks } from "../../services/AccountWebhooks.ts"
 import { htmlPage, queryParam, readDashboardForm, seeOther } from "../http.ts"
 import { paths } from "../pages/layout.ts"

@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
 
 /**
  * Accounts, API keys, subscriptions, usage and the credit ledger (spec §2.3, §5; README, Operations: Credits and the database).

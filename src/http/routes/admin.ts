@@ -2,8 +2,13 @@
  * `POST /admin/commands`: the operator CLI's way into a running service that holds the embedded
  * database. Guarded by the operator token the service publishes in its data folder (0600).
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Context, Effect, Option, Redacted, Schema } from "effect"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { AdminCommand, describeAdminError } from "../../cli/adminCommand.ts"
 import { runCommand } from "../../cli/commands.ts"

@@ -3,8 +3,12 @@
  * `GET /api/batches/{id}`, `DELETE /api/batches/{id}`. Callers are authenticated as on
  * `POST /api/describe` (check 1 of §4.1, its 401s), before anything else is read.
  */
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Either, Option } from "effect"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { batchJson, itemJson } from "../../domain/batch.ts"
 import { batchInputMessages, batchLimits, parseBatchInput } from "../../domain/batchInput.ts"

@@ -3,8 +3,9 @@
  * (services/describeImage.ts) on the upload read at the edge (upload.ts); each failure is a typed
  * error that `describeErrorResponse` answers from the table of checks (domain/describeChecks.ts).
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect } from "effect"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Effect from "effect/Effect"
 import { describeKeyError } from "../../domain/describeChecks.ts"
 import type { StoredAnswer } from "../../domain/idempotency.ts"
 import { addToRequestLog } from "../../services/RequestFacts.ts"

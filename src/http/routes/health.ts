@@ -2,9 +2,10 @@
  * `/healthz`: the process answers. `/readyz`: it can serve (README, Operations: Health): the database answers,
  * every migration is applied, a describer is configured, and it is not shutting down.
  */
-import { HttpServerResponse } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
-import { Effect, Ref } from "effect"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
 import { migrationCount } from "../../db/Database.ts"
 import { Describer } from "../../services/Describer.ts"
 import { Drain } from "../drain.ts"

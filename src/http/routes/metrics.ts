@@ -5,8 +5,12 @@
  * carries a proxy's header is never taken for local. The router answers this route for `/Metrics`,
  * `/metrics/` and `/metrics;x` too: `deploy/nginx.conf` refuses every such spelling.
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Metric, Option, Redacted } from "effect"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { errorResponse } from "../errors.ts"
 import { renderPrometheus } from "../prometheus.ts"
