@@ -14,10 +14,9 @@ import * as Redacted from "effect/Redacted"
 import * as String from "effect/String"
 import type { ConfigError } from "effect/ConfigError"
 import { AppConfig } from "../config/AppConfig.ts"
-import * as DataDir from "./DataDir.ts"
+import type * as DataDir from "./DataDir.ts"
 import * as DatabaseMarker from "./DatabaseMarker.ts"
 import * as DataDirLock from "./DataDirLock.ts"
-import * as PgliteClient from "./PgliteClient.ts"
 import init from "./migrations/0001_init.ts"
 import dashboard from "./migrations/0002_dashboard.ts"
 import signupAttempts from "./migrations/0003_signup_attempts.ts"
@@ -100,17 +99,25 @@ export const layerPostgres = (url: Redacted.Redacted) =>
 
 /**
  * In memory without a folder; with one, the folder is checked to be this user's (refused before it
- * is touched otherwise), held by `owner` for the layer's lifetime, and made owner-only.
+ * is touched otherwise), held by `owner` for the layer's lifetime, and made owner-only. PGlite's
+ * modules are loaded only here: a service on PostgreSQL does without them (docs/BENCHMARKS.md,
+ * memory at rest).
  */
-export const layerPglite = (dataDir: string | undefined, owner: DataDirLock.LockInfo["owner"] = "service") => {
-  const client = withMigrations(PgliteClient.layer({ dataDir }))
-  if (dataDir === undefined) return client
-  const held = DataDir.claim(dataDir).pipe(
-    Effect.zipRight(DataDirLock.acquire(dataDir, owner)),
-    Effect.zipRight(DataDir.repair(dataDir))
+export const layerPglite = (dataDir: string | undefined, owner: DataDirLock.LockInfo["owner"] = "service") =>
+  Layer.unwrapEffect(
+    Effect.map(
+      Effect.promise(() => Promise.all([import("./PgliteClient.ts"), import("./DataDir.ts")])),
+      ([PgliteClient, DataDir]) => {
+        const client = withMigrations(PgliteClient.layer({ dataDir }))
+        if (dataDir === undefined) return client
+        const held = DataDir.claim(dataDir).pipe(
+          Effect.zipRight(DataDirLock.acquire(dataDir, owner)),
+          Effect.zipRight(DataDir.repair(dataDir))
+        )
+        return Layer.provideMerge(client, Layer.scopedDiscard(held))
+      }
+    )
   )
-  return Layer.provideMerge(client, Layer.scopedDiscard(held))
-}
 
 /** Chosen by configuration; the service leaves in `DATA_DIR` which one it uses, for the operator CLI. */
 export const layer: Layer.Layer<SqlClient, DatabaseError, AppConfig> = Layer.unwrapEffect(

@@ -9,7 +9,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import { createTransport } from "nodemailer"
 import { AppConfig } from "../config/AppConfig.ts"
 import { MailConfig, mailSender } from "../config/MailConfig.ts"
 
@@ -34,6 +33,8 @@ export class Mailer extends Context.Tag("Mailer")<Mailer, {
       const smtpUrl = mail.smtpUrl
       const from = mailSender(mail, (yield* AppConfig).publicUrl)
       if (Option.isNone(smtpUrl)) return { enabled: false, send: () => Effect.fail(new MailFailed({ message: "SMTP_URL is not set" })) }
+      // Loaded only when used: nodemailer alone is some 19 MiB resident (docs/BENCHMARKS.md).
+      const { createTransport } = yield* Effect.promise(() => import("nodemailer"))
       const transport = createTransport(Redacted.value(smtpUrl.value))
       const send = (mail: Mail) =>
         Effect.tryPromise({
