@@ -44,6 +44,16 @@ const createIfMissing = (dataDir: string) =>
         if (code !== 0) throw new Error(`exit code ${code}: ${stderr.trim()}`)
       }))
 
+/**
+ * PGlite runs in this thread, and a statement's run is promises only: a queue of statements kept the
+ * event loop from reading any socket until it was empty (1,000 describes at once left `/healthz`
+ * unanswered for 1.8 to 2.6 s; 0.12 to 0.28 s with this turn before each). `setImmediate` comes
+ * after the loop has polled for I/O.
+ */
+const nextTurnOfTheEventLoop = Effect.async<void>((resume) => {
+  setImmediate(() => resume(Effect.void))
+})
+
 export const make = (config: PgliteClientConfig) =>
   Effect.gen(function* () {
     if (config.dataDir !== undefined) yield* createIfMissing(config.dataDir)
@@ -86,7 +96,7 @@ export const make = (config: PgliteClientConfig) =>
     // PGlite is one session: a transaction owns it until it ends, so every use takes the one permit,
     // otherwise a statement from another fiber would run inside (and roll back with) that transaction.
     const session = yield* makeFifoSemaphore(1)
-    const acquirer = Effect.acquireRelease(session.take(1), () => session.release(1)).pipe(Effect.as(connection))
+    const acquirer = Effect.acquireRelease(Effect.zipRight(session.take(1), nextTurnOfTheEventLoop), () => session.release(1)).pipe(Effect.as(connection))
 
     return yield* Client.make({
       acquirer,

@@ -10,4 +10,20 @@ layer(PgliteClient.layer({}))("PgliteClient", (it) => {
       const rows = yield* sql<{ readonly sharedBuffers: string }>`SHOW shared_buffers`
       expect(rows).toEqual([{ sharedBuffers: "16MB" }])
     }))
+
+  // PGlite runs on the service's one thread: a queue of statements that never let the event loop
+  // turn kept every other request (`/healthz` too) unread for seconds under a burst.
+  it.effect("a queue of 300 statements lets the event loop turn between them", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const total = 300
+      let done = 0
+      const doneWhenTheTimerFired = Effect.promise(() => new Promise<number>((resolve) => setTimeout(() => resolve(done), 0)))
+      const [atTimer] = yield* Effect.all([
+        doneWhenTheTimerFired,
+        Effect.forEach(Array.from({ length: total }), () => Effect.tap(sql`SELECT 1`, () => Effect.sync(() => done++)), { concurrency: "unbounded" })
+      ], { concurrency: "unbounded" })
+      expect(done).toBe(total)
+      expect(atTimer).toBeLessThan(total / 10)
+    }))
 })
