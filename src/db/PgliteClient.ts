@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url"
 import * as DatabaseMarker from "./DatabaseMarker.ts"
 import { pgliteOptions } from "./pgliteOptions.ts"
 import { makeFifoSemaphore } from "../services/fifoSemaphore.ts"
+import { acquireRelease } from "../services/scopedRelease.ts"
 
 export interface PgliteClientConfig {
   /** A folder to persist the database in; in memory when absent. */
@@ -96,7 +97,7 @@ export const make = (config: PgliteClientConfig) =>
     // PGlite is one session: a transaction owns it until it ends, so every use takes the one permit,
     // otherwise a statement from another fiber would run inside (and roll back with) that transaction.
     const session = yield* makeFifoSemaphore(1)
-    const acquirer = Effect.acquireRelease(Effect.zipRight(session.take(1), nextTurnOfTheEventLoop), () => session.release(1)).pipe(Effect.as(connection))
+    const acquirer = acquireRelease(Effect.zipRight(session.take(1), nextTurnOfTheEventLoop), () => session.release(1)).pipe(Effect.as(connection))
 
     return yield* Client.make({
       acquirer,

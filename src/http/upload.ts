@@ -12,6 +12,7 @@ import type { DescribeForm } from "../domain/describeForm.ts"
 import { NotMultipart, RequestTooLarge, UploadBudgetTimedOut, UploadTimedOut } from "../domain/errors.ts"
 import { limits } from "../domain/limits.ts"
 import { releaseNow } from "../services/memory.ts"
+import { addFinalizer } from "../services/scopedRelease.ts"
 import { UploadBudget, type UploadHold } from "../services/UploadBudget.ts"
 import { parseMultipartForm } from "./multipart.ts"
 
@@ -56,7 +57,7 @@ const wholeBody = (request: HttpServerRequest.HttpServerRequest, source: Request
   Effect.tryPromise({
     try: () => source.bytes(),
     catch: (cause) => new RequestError({ request, reason: "Decode", cause })
-  }).pipe(Effect.tap((bytes) => Effect.addFinalizer(() => releaseNow(bytes))))
+  }).pipe(Effect.tap((bytes) => addFinalizer(() => releaseNow(bytes))))
 
 /**
  * Checks 3 and 4, with the body's bytes held from the upload budget. A body with a length waits for

@@ -18,6 +18,7 @@ import { maxJpegScans, maxPixels, pixelLimitOf } from "../domain/pixelLimits.ts"
 import { limits } from "../domain/limits.ts"
 import { makeFairPermits } from "./fairPermits.ts"
 import { releaseNow } from "./memory.ts"
+import { acquireRelease } from "./scopedRelease.ts"
 
 export interface ImagesShape {
   /**
@@ -174,7 +175,7 @@ const make = Effect.gen(function* () {
 
 /** An image whose pixels are released as the scope closes; made uninterruptibly. */
 const scopedPixels = <E>(acquire: Effect.Effect<PreparedImage, E>) =>
-  Effect.acquireRelease(acquire, (image) => releaseNow(image.pixels))
+  acquireRelease(acquire, (image) => releaseNow(image.pixels))
 
 export class Images extends Context.Tag("Images")<Images, ImagesShape>() {
   /** sharp/libvips; sets the process-wide libvips settings when built. */

@@ -26,6 +26,7 @@ import type * as Scope from "effect/Scope"
 import { AppConfig } from "../config/AppConfig.ts"
 import { limits } from "../domain/limits.ts"
 import { makeWeightedFairPermits } from "./fairPermits.ts"
+import { acquireRelease } from "./scopedRelease.ts"
 
 /** One request's share of the budget, given back when its scope closes. */
 export interface UploadHold {
@@ -94,7 +95,7 @@ export const make = (bytes: number, collect: Effect.Effect<void>, perOwner: numb
 
     const hold = (owner: string) =>
       Effect.gen(function* () {
-        yield* Effect.acquireRelease(begin, () => end)
+        yield* acquireRelease(begin, () => end)
         const share = yield* permits.share(owner)
         // What this request has asked for, held or waited on: in all, it stays within the share
         // (a wait that is interrupted ends the request, so nothing asks again).

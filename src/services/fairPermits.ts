@@ -7,6 +7,7 @@
 import * as Effect from "effect/Effect"
 import * as Scope from "effect/Scope"
 import { type FifoSemaphore, makeFifoSemaphore, unsafeMakeFifoSemaphore } from "./fifoSemaphore.ts"
+import { acquireRelease } from "./scopedRelease.ts"
 
 /** One request's permits, given back when the scope it was taken in closes. */
 export interface OwnerShare {
@@ -54,7 +55,7 @@ export const makeWeightedFairPermits = (total: number, perOwner: number): Effect
 
     return {
       share: (owner) =>
-        Effect.map(Effect.acquireRelease(enter(owner), (held) => leave(owner, held)), (held): OwnerShare => ({
+        Effect.map(acquireRelease(enter(owner), (held) => leave(owner, held)), (held): OwnerShare => ({
           // The owner's permits first: a request over its owner's share waits without taking
           // shared permits from anyone. Each count is kept as soon as its permits are taken, so
           // an interruption between the two gives back exactly what was held.
