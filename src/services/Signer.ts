@@ -38,7 +38,11 @@ export interface TokenTimes {
 
 export class Signer extends Effect.Service<Signer>()("Signer", {
   effect: Effect.gen(function* () {
-    const secret = new TextEncoder().encode(yield* Effect.orDie(signingSecret))
+    // Imported once: given the bytes, jose imports a key on every call (each request's key check).
+    const secretBytes = new TextEncoder().encode(yield* Effect.orDie(signingSecret))
+    const secret = yield* Effect.promise(() =>
+      crypto.subtle.importKey("raw", secretBytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"])
+    )
 
     const sign = (claims: JWTPayload, times: TokenTimes) =>
       Effect.promise(() => {
