@@ -32,16 +32,34 @@ export const parseMultipartForm = <E>(input: {
   readonly contentLength?: number | undefined
   readonly body: Stream.Stream<Uint8Array, E>
 }): Effect.Effect<DescribeForm, NotMultipart | E> =>
-  Effect.gen(function* () {
-    const boundary = boundaryOf(input.contentType)
-    const parser = boundary === undefined ? undefined : makeFormParser(boundary, input.contentLength, caps)
-    yield* Stream.runForEachChunk(input.body, (chunks) => Effect.sync(() => {
+  formOf(input.contentType, input.contentLength, (parser) =>
+    Stream.runForEachChunk(input.body, (chunks) => Effect.sync(() => {
       for (const chunk of chunks) parser?.write(chunk)
-    }))
-    const fields = parser?.end()
-    if (fields === undefined) return yield* new NotMultipart()
-    return describeFormOf(fields)
+    })))
+
+/**
+ * The form of a body already read whole (bounded by the caller, check 3): its parts are views of
+ * `body`. No stream to run: one pass of the parser.
+ */
+export const parseWholeForm = (contentType: string | undefined, body: Uint8Array): Effect.Effect<DescribeForm, NotMultipart> =>
+  formOf(contentType, body.length, (parser) => Effect.sync(() => parser?.write(body)))
+
+/** Feeds the body to a parser of the form's boundary (none when the type is not a form), then reads the form. */
+const formOf = <E>(
+  contentType: string | undefined,
+  contentLength: number | undefined,
+  feed: (parser: FormParser | undefined) => Effect.Effect<void, E>
+): Effect.Effect<DescribeForm, NotMultipart | E> =>
+  Effect.suspend(() => {
+    const boundary = boundaryOf(contentType)
+    const parser = boundary === undefined ? undefined : makeFormParser(boundary, contentLength, caps)
+    return Effect.flatMap(feed(parser), () => {
+      const fields = parser?.end()
+      return fields === undefined ? Effect.fail(new NotMultipart()) : Effect.succeed(describeFormOf(fields))
+    })
   })
+
+type FormParser = ReturnType<typeof makeFormParser<FieldName>>
 
 /**
  * §4.1: `multipart/form-data` with a boundary (RFC 2046: 1 to 70 characters, the last not a

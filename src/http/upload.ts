@@ -6,6 +6,7 @@
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { RequestError } from "@effect/platform/HttpServerError"
 import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { AppConfig } from "../config/AppConfig.ts"
 import type { DescribeForm } from "../domain/describeForm.ts"
@@ -14,7 +15,7 @@ import { limits } from "../domain/limits.ts"
 import { releaseNow } from "../services/memory.ts"
 import { addFinalizer } from "../services/scopedRelease.ts"
 import { UploadBudget, type UploadHold } from "../services/UploadBudget.ts"
-import { parseMultipartForm } from "./multipart.ts"
+import { parseMultipartForm, parseWholeForm } from "./multipart.ts"
 
 /** The announced Content-Length, when it is a length. */
 const contentLengthOf = (request: HttpServerRequest.HttpServerRequest): number | undefined => {
@@ -77,12 +78,11 @@ const readFormWithinDeadline = (request: HttpServerRequest.HttpServerRequest, co
         Effect.timeoutFail({ duration: uploadTimeout, onTimeout: () => new UploadBudgetTimedOut() })
       )
     }
-    return yield* Effect.gen(function* () {
-      const body = whole !== undefined
-        ? Stream.make(yield* wholeBody(request, whole.source))
-        : Stream.tap(request.stream, (chunk) => held.take(chunk.length))
-      return yield* parseFormWithinBodyLimit({ contentType: request.headers["content-type"], contentLength, body })
-    }).pipe(
+    const contentType = request.headers["content-type"]
+    const form: Effect.Effect<DescribeForm, RequestTooLarge | NotMultipart | RequestError, Scope.Scope> = whole !== undefined
+      ? Effect.flatMap(wholeBody(request, whole.source), (body) => parseWholeForm(contentType, body))
+      : parseFormWithinBodyLimit({ contentType, contentLength, body: Stream.tap(request.stream, (chunk) => held.take(chunk.length)) })
+    return yield* form.pipe(
       // The body stopped being readable (the client went away mid-upload).
       Effect.catchTag("RequestError", () => new NotMultipart()),
       Effect.timeoutFail({ duration: uploadTimeout, onTimeout: () => new UploadTimedOut() })

@@ -2,6 +2,7 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { Context, Data, Deferred, Effect, Exit, FastCheck as fc, Fiber, Layer, Stream } from "effect"
 import { limits } from "../../src/domain/limits.ts"
 import type { DescribeForm, FormFile } from "../../src/domain/describeForm.ts"
+import { parseWholeForm } from "../../src/http/multipart.ts"
 import { parseFormWithinBodyLimit } from "../../src/http/upload.ts"
 import { clientStyles } from "../support/clientForms.ts"
 import { formOf, formText } from "../support/describeForm.ts"
@@ -487,6 +488,17 @@ describe("parseFormWithinBodyLimit", () => {
       Effect.gen(function* () {
         const body = multipartBody(B, ps)
         expect(yield* read(body, { cuts: cs })).toEqual(expected(ps))
+      }))
+
+    it.effect.prop("a body read whole gives the form its streamed chunks give, its image a view of the body", [parts, cuts], ([ps, cs]) =>
+      Effect.gen(function* () {
+        const body = multipartBody(B, ps)
+        const whole = yield* parseWholeForm(contentType, body)
+        expect(whole).toEqual(yield* read(body, { cuts: cs }))
+        expect(whole).toEqual(expected(ps))
+        if (whole.image !== undefined && whole.image.size > 0) expect(whole.image.bytes.buffer).toBe(body.buffer)
+        // Not a form: refused alike.
+        expect(yield* outcome(parseWholeForm("text/plain", body))).toBe("NotMultipart")
       }))
 
     it.effect.prop(
