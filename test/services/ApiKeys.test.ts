@@ -50,7 +50,7 @@ for (const backend of backends) {
 
     it.effect("a key's last use is recorded to the minute: a use within a minute of the recorded one keeps it", () =>
       Effect.gen(function* () {
-        const { token } = yield* accountWithKey()
+        const { account, token } = yield* accountWithKey()
         const lastUse = () => authenticate(`Bearer ${token}`).pipe(Effect.map(({ key }) => key.lastUsedAt?.getTime()))
         // The clock is shared with the other tests of this layer: times are taken from it.
         yield* TestClock.adjust(1000)
@@ -62,6 +62,9 @@ for (const backend of backends) {
         expect(yield* lastUse()).toBe(first + 60_000)
         yield* TestClock.adjust(30_000)
         expect(yield* lastUse()).toBe(first + 60_000)
+        // What the dashboard and the CLI list: the row as written.
+        const listed = yield* ApiKeys.pipe(Effect.flatMap((keys) => keys.list(account.id)))
+        expect(listed.map((key) => key.lastUsedAt?.getTime())).toStrictEqual([first + 60_000])
       }))
 
     it.effect("no header, or one that does not start with `Bearer `, is a missing key", () =>
