@@ -22,6 +22,7 @@ import { djpegVersion, scaleFor, timeDjpeg } from "./lib/djpeg.ts"
 import { figure, footer, header, quick } from "./lib/report.ts"
 import { bytes, mean, ms, percentile, ratio, statusSummary, table } from "./lib/stats.ts"
 import { deadline, startTarget, type Target, type TargetName, targetNames } from "./lib/targets.ts"
+import { cpuPerRequest, threadCpuOf } from "./lib/threadCpu.ts"
 
 deadline(quick ? 8 * 60_000 : 25 * 60_000, "overhead bench")
 
@@ -38,6 +39,8 @@ const warmUpPerPhase = 3
 interface Figures {
   readonly sequential: ReadonlyArray<Sample>
   readonly concurrent: Run
+  /** CPU per request of the concurrent run, by thread group of the server's process. */
+  readonly cpu: ReadonlyArray<readonly [string, number]>
 }
 
 header("Benchmark 1: service overhead per request, instant fake model", `bun scripts/bench/overhead.ts${quick ? " --quick" : ""}`)
@@ -78,8 +81,9 @@ for (const name of targetNames) {
       const upload = uploadOf(image.bytes)
       const send = () => post(target, upload)
       const sequential = await sequence(counts[image.kind].sequential, send)
+      const before = threadCpuOf(target.pid)
       const concurrent = await runClients(clients, counts[image.kind].concurrent, phaseMs, send)
-      byImage.set(image.kind, { sequential, concurrent })
+      byImage.set(image.kind, { sequential, concurrent, cpu: cpuPerRequest(before, threadCpuOf(target.pid), concurrent.samples.length) })
       console.error(`${name} ${image.label}: p50 ${ms(percentile(sequential.map((s) => s.ms), 50))}`)
       // The transport floor: the same upload to a handler that only reads the body (in the baseline's process).
       if (name === "baseline") floor.set(image.kind, await sequence(counts[image.kind].sequential, () => post(target, upload, "/null")))
@@ -120,6 +124,18 @@ for (const name of targetNames) {
     })
   ))
 }
+
+// Where the throughput goes: the servers' CPU per request, by thread. libvips' share is the
+// decoder's and the encoder's work, the same in both servers; what the service adds is on its
+// JavaScript thread (key, credits, form, model call, the embedded database).
+console.log(`\n### CPU per request with ${clients} clients, by thread of the server's process (ms; /proc/<pid>/task/*/stat)\n`)
+console.log(table(
+  ["server", "image", "total", "by thread"],
+  targetNames.flatMap((name) => images.map((image) => {
+    const cpu = figures(name, image.kind)?.cpu ?? []
+    return [name, image.label, ms(cpu.reduce((sum, [, v]) => sum + v, 0)), cpu.map(([group, v]) => `${group} ${v.toFixed(2)}`).join(", ")]
+  }))
+))
 
 console.log("\n### Fixed costs: requests without image work (one client, in sequence)\n")
 const fixedLabels = [...new Set(targetNames.flatMap((name) => [...(fixed.get(name)?.keys() ?? [])]))]
