@@ -18,9 +18,10 @@ import { Drain, DrainOnShutdown, trackInFlight } from "./drain.ts"
 import { closeAfterUnreadBody, idleTimeoutSeconds } from "./connections.ts"
 import { requestLog } from "./requestLog.ts"
 import { router } from "./router.ts"
+import { inTurn } from "./turnstile.ts"
 
 /** The routes with one log line per request; tests serve exactly this. */
-export const serveRoutes = HttpServer.serve(router, (app) => requestLog(trackInFlight(closeAfterUnreadBody(app)))).pipe(
+export const serveRoutes = HttpServer.serve(router, (app) => inTurn(requestLog(trackInFlight(closeAfterUnreadBody(app))))).pipe(
   // Built after the server: on shutdown it waits for requests in flight before the server stops them.
   (serve) => Layer.provideMerge(DrainOnShutdown, serve),
   Layer.provide(Drain.layer),
