@@ -80,6 +80,7 @@ for (const name of targetNames.filter((name) => name !== "baseline")) {
     const reset = resetPeak(target.pid)
     const sampler = sampleRss(target.pid)
     const probes = probeUntilStopped(target.url, 100, 5_000)
+    await probes.ready
     const started = performance.now()
     const samples = await Promise.all(Array.from({ length: many }, () => post(target, smallUpload)))
     const wallMs = performance.now() - started
