@@ -26,9 +26,8 @@ const Claims = Schema.Struct({ userId: Schema.String, jti: KeyId })
 /** Before every key made since it was introduced; keys made before have none and keep working. */
 export const keyPrefix = "imd_"
 
-/** How precisely a key's last use is recorded. */
-const lastUseResolution = "1 minute"
-const lastUseResolutionMillis = 60_000
+/** How precisely a key's last use is recorded, in milliseconds. */
+const lastUseResolution = 60_000
 
 /** A live key's row and, when the account is not deleted, the account's columns. */
 const LiveKeyRow = Schema.Struct({
@@ -110,16 +109,17 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
      * request would make every request of a busy key queue on that one row's lock, and cost a
      * commit. Replicas racing within the minute write it once.
      */
-    const markUsed = (key: ApiKey, usedAt: Date) =>
-      key.lastUsedAt !== null && key.lastUsedAt.getTime() > usedAt.getTime() - lastUseResolutionMillis
+    const markUsed = (key: ApiKey, usedAt: Date) => {
+      const stale = new Date(usedAt.getTime() - lastUseResolution)
+      return key.lastUsedAt !== null && key.lastUsedAt > stale
         ? Effect.succeed(key)
         : sql<{ lastUsedAt: Date }>`UPDATE api_keys SET last_used_at = ${usedAt}
-            WHERE id = ${key.id} AND deleted_at IS NULL
-              AND (last_used_at IS NULL OR last_used_at <= ${usedAt}::timestamptz - ${lastUseResolution}::interval)
+            WHERE id = ${key.id} AND deleted_at IS NULL AND (last_used_at IS NULL OR last_used_at <= ${stale})
             RETURNING last_used_at`.pipe(
             Effect.orDie,
             Effect.map(([used]) => (used === undefined ? key : new ApiKey({ ...key, lastUsedAt: used.lastUsedAt })))
           )
+    }
 
     /**
      * Checks `Authorization: Bearer <key>` in the order of §7.2: the header, the signature and
