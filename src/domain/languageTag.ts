@@ -8,8 +8,12 @@
  *   `Swiss German` -> `de`;
  * - anything else -> `und` (BCP 47 "undetermined"): the model was asked for a language we cannot
  *   name, and claiming one would be a guess.
- * Names come from the runtime's ICU data (`Intl.DisplayNames`), so no table to keep up to date.
+ * Names come from ICU's data (`Intl.DisplayNames`) through `languageNames.json`, written by
+ * `bun scripts/languageNames.ts` and checked against the runtime's ICU by the tests: asking ICU
+ * for each language's name in that language loads some 200 locales' data, 8 MiB resident for the
+ * life of the process (docs/BENCHMARKS.md, memory at rest).
  */
+import languageNames from "./languageNames.json"
 
 export const undetermined = "und"
 
@@ -17,10 +21,9 @@ export const undetermined = "und"
 const tagForm = /^[a-z]{2,3}(?:[-_][a-z0-9]{1,8})*$/i
 
 const english = new Intl.DisplayNames(["en"], { type: "language", fallback: "none" })
-const englishStandard = new Intl.DisplayNames(["en"], { type: "language", fallback: "none", languageDisplay: "standard" })
 
 /** Lower case, no accents, punctuation as spaces: `Portuguese (Brazil)` -> `portuguese brazil`. */
-const fold = (text: string): string =>
+export const fold = (text: string): string =>
   text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase().replace(/[^\p{L}]+/gu, " ").trim()
 
 const canonical = (tag: string): string | undefined => {
@@ -31,36 +34,8 @@ const canonical = (tag: string): string | undefined => {
   }
 }
 
-const letters = "abcdefghijklmnopqrstuvwxyz"
-const twoLetterCodes = [...letters].flatMap((a) => [...letters].map((b) => `${a}${b}`))
-
-/** Regional and script forms people name (`Brazilian Portuguese`, `Simplified Chinese`). */
-const variants = [
-  "pt-BR", "pt-PT", "fr-CA", "fr-CH", "de-AT", "de-CH", "es-ES", "es-MX", "es-419", "en-US", "en-GB", "en-AU", "en-CA",
-  "zh-Hans", "zh-Hant", "nl-BE", "sr-Latn", "sr-Cyrl"
-]
-
-let namesTable: ReadonlyMap<string, string> | undefined
-
-/**
- * Folded name -> tag; built on first use. Loading ICU's data for some 200 languages takes about
- * 0.1 s, so a describer that needs it calls `loadLanguageNames` as it is built, not on a request.
- */
-const names = (): ReadonlyMap<string, string> => {
-  if (namesTable !== undefined) return namesTable
-  const table = new Map<string, string>()
-  const add = (name: string | undefined, tag: string) => {
-    const key = name === undefined ? "" : fold(name)
-    if (key !== "" && !table.has(key)) table.set(key, tag)
-  }
-  for (const tag of [...twoLetterCodes.filter((code) => english.of(code) !== undefined), ...variants]) {
-    add(english.of(tag), tag)
-    add(englishStandard.of(tag), tag)
-    add(new Intl.DisplayNames([tag], { type: "language", fallback: "none" }).of(tag), tag)
-  }
-  namesTable = table
-  return table
-}
+/** Folded name -> tag. */
+const names: ReadonlyMap<string, string> = new Map(Object.entries(languageNames))
 
 export const languageTag = (requested: string): string => {
   const trimmed = requested.trim()
@@ -70,10 +45,5 @@ export const languageTag = (requested: string): string => {
     return tag !== undefined && primary !== undefined && english.of(primary) !== undefined ? tag : undetermined
   }
   const folded = fold(trimmed)
-  const table = names()
-  return table.get(folded) ?? folded.split(" ").map((word) => table.get(word)).find((tag) => tag !== undefined) ?? undetermined
-}
-
-export const loadLanguageNames = (): void => {
-  names()
+  return names.get(folded) ?? folded.split(" ").map((word) => names.get(word)).find((tag) => tag !== undefined) ?? undetermined
 }

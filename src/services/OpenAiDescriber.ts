@@ -13,7 +13,7 @@ import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/ch
 import sharp from "sharp"
 import type { DescribeRequest, PreparedImage } from "../domain/describe.ts"
 import { GenerationFailed } from "../domain/errors.ts"
-import { languageTag, loadLanguageNames } from "../domain/languageTag.ts"
+import { languageTag } from "../domain/languageTag.ts"
 import { answerJsonSchema, answerSchemaName, promptText } from "../domain/prompt.ts"
 import { Describer, type DescriberShape } from "./Describer.ts"
 import { makeGeneration } from "./openAiCompletion.ts"
@@ -64,7 +64,6 @@ const encodeJpeg = (image: PreparedImage) =>
 // ---- The describer
 
 export const make = (settings: OpenAiConfig): DescriberShape => {
-  loadLanguageNames()
   const generation = makeGeneration(settings)
 
   const body = (request: DescribeRequest, imageDataUrl: string): ChatCompletionCreateParamsNonStreaming => ({

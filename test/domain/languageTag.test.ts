@@ -1,5 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
+import * as fs from "node:fs"
+import { languageNames, languageNamesFile } from "../../scripts/languageNames.ts"
 import { languageTag } from "../../src/domain/languageTag.ts"
 
 describe("languageTag", () => {
@@ -20,6 +22,10 @@ describe("languageTag", () => {
 
   it.each(["Elvish", "xx", "zz-ZZ", "constructor", "toString", "Klingon!", "12"])("%j is undetermined: und", (unknown) => {
     expect(languageTag(unknown)).toBe("und")
+  })
+
+  it("knows the names this runtime's ICU gives (a change: `bun scripts/languageNames.ts` writes them)", () => {
+    expect(JSON.parse(fs.readFileSync(languageNamesFile, "utf8"))).toStrictEqual(languageNames())
   })
 
   it.prop("always a well-formed BCP 47 tag", [fc.string({ maxLength: 64 })], ([language]) => {
