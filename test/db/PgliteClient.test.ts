@@ -4,11 +4,11 @@ import { Effect } from "effect"
 import * as PgliteClient from "../../src/db/PgliteClient.ts"
 
 layer(PgliteClient.layer({}))("PgliteClient", (it) => {
-  it.effect("the embedded PostgreSQL runs with 16 MB of shared buffers, not 128 MB, in the service's own memory", () =>
+  it.effect("the embedded PostgreSQL runs with 8 MB of shared buffers, not 128 MB, in the service's own memory", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const rows = yield* sql<{ readonly sharedBuffers: string }>`SHOW shared_buffers`
-      expect(rows).toEqual([{ sharedBuffers: "16MB" }])
+      expect(rows).toEqual([{ sharedBuffers: "8MB" }])
     }))
 
   // PGlite runs on the service's one thread: a queue of statements that never let the event loop
