@@ -12,8 +12,12 @@ import * as DataDir from "./DataDir.ts"
  * so a miss costs a read from memory: with 300,000 usage rows, the key check, reservation and
  * settlement took the same time with 8 MB as with 16 (within the run-to-run noise of +-20%), and
  * 8 MB are 8 MiB less at rest (measured with PGlite 0.5.16 under Bun 1.4.5).
+ *
+ * PGlite is one session, but shared memory (process slots, the lock table of 64 locks per
+ * connection) is sized for PostgreSQL's default of 100 connections: 10 take 5 MiB less, and their
+ * 640 locks are more than every migration at once on an empty folder takes (it runs with 2).
  */
-const postgresqlConf = ["shared_buffers = 8MB"]
+const postgresqlConf = ["shared_buffers = 8MB", "max_connections = 10"]
 
 /** In memory without a folder; with one, its files owner-only (`DataDir.OwnerOnlyNodeFS`). */
 export const pgliteOptions = (dataDir: string | undefined): PGliteOptions => ({

@@ -4,11 +4,12 @@ import { Effect } from "effect"
 import * as PgliteClient from "../../src/db/PgliteClient.ts"
 
 layer(PgliteClient.layer({}))("PgliteClient", (it) => {
-  it.effect("the embedded PostgreSQL runs with 8 MB of shared buffers, not 128 MB, in the service's own memory", () =>
+  it.effect("the embedded PostgreSQL's shared memory is sized for one session: 8 MB of buffers (not 128), 10 connections (not 100)", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const rows = yield* sql<{ readonly sharedBuffers: string }>`SHOW shared_buffers`
-      expect(rows).toEqual([{ sharedBuffers: "8MB" }])
+      const [buffers] = yield* sql<{ readonly sharedBuffers: string }>`SHOW shared_buffers`
+      const [connections] = yield* sql<{ readonly maxConnections: string }>`SHOW max_connections`
+      expect([buffers, connections]).toEqual([{ sharedBuffers: "8MB" }, { maxConnections: "10" }])
     }))
 
   // PGlite runs on the service's one thread: a queue of statements that never let the event loop
