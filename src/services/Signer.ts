@@ -7,12 +7,10 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { type JWTPayload, jwtVerify, SignJWT } from "jose"
 import { AppConfig } from "../config/AppConfig.ts"
 import { ApiKeyInvalid } from "../domain/errors.ts"
+import * as Hs256 from "./hs256.ts"
 import { randomToken } from "./secrets.ts"
-
-const algorithm = "HS256"
 
 /** The secret from `API_KEY_SECRET`, or one generated on first start and kept in the database. */
 const signingSecret = Effect.gen(function* () {
@@ -38,20 +36,17 @@ export interface TokenTimes {
 
 export class Signer extends Effect.Service<Signer>()("Signer", {
   effect: Effect.gen(function* () {
-    // Imported once: given the bytes, jose imports a key on every call (each request's key check).
-    const secretBytes = new TextEncoder().encode(yield* Effect.orDie(signingSecret))
-    const secret = yield* Effect.promise(() =>
-      crypto.subtle.importKey("raw", secretBytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"])
-    )
+    const secret = new TextEncoder().encode(yield* Effect.orDie(signingSecret))
 
-    const sign = (claims: JWTPayload, times: TokenTimes) =>
-      Effect.promise(() => {
-        const token = new SignJWT(claims)
-          .setProtectedHeader({ alg: algorithm, typ: "JWT" })
-          .setIssuedAt(seconds(times.issuedAt))
-          .setExpirationTime(seconds(times.expiresAt))
-        return (times.id === undefined ? token : token.setJti(times.id)).sign(secret)
-      })
+    const sign = (claims: Hs256.Claims, times: TokenTimes) =>
+      Effect.sync(() =>
+        Hs256.sign(secret, {
+          ...claims,
+          iat: seconds(times.issuedAt),
+          exp: seconds(times.expiresAt),
+          ...(times.id === undefined ? {} : { jti: times.id })
+        })
+      )
 
     /**
      * The claims of a token this service signed and that has not expired at `currentDate`. A token
@@ -59,10 +54,10 @@ export class Signer extends Effect.Service<Signer>()("Signer", {
      * to accept (a leaked secret must not mint keys that never expire, README "Configuration").
      */
     const verify = (token: string, currentDate: Date) =>
-      Effect.tryPromise({
-        try: () => jwtVerify(token, secret, { algorithms: [algorithm], currentDate, requiredClaims: ["exp"] }),
-        catch: () => new ApiKeyInvalid()
-      }).pipe(Effect.map(({ payload }) => payload))
+      Effect.suspend(() => {
+        const claims = Hs256.verify(secret, token, seconds(currentDate))
+        return claims === undefined ? Effect.fail(new ApiKeyInvalid()) : Effect.succeed(claims)
+      })
 
     return { sign, verify } as const
   })
