@@ -2,7 +2,7 @@
  * The one database layer: PostgreSQL through @effect/sql-pg when `DATABASE_URL` is set, otherwise
  * PGlite persisted in `DATA_DIR`. Both get the same migrations, run at start-up.
  */
-import * as Migrator from "@effect/sql/Migrator"
+import type * as Migrator from "@effect/sql/Migrator"
 import * as Client from "@effect/sql/SqlClient"
 import type { SqlClient } from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
@@ -17,33 +17,7 @@ import { AppConfig } from "../config/AppConfig.ts"
 import type * as DataDir from "./DataDir.ts"
 import * as DatabaseMarker from "./DatabaseMarker.ts"
 import * as DataDirLock from "./DataDirLock.ts"
-import init from "./migrations/0001_init.ts"
-import dashboard from "./migrations/0002_dashboard.ts"
-import signupAttempts from "./migrations/0003_signup_attempts.ts"
-import passwordResets from "./migrations/0004_password_resets.ts"
-import usageRequestId from "./migrations/0005_usage_request_id.ts"
-import keysAndResetRequests from "./migrations/0006_keys_and_reset_requests.ts"
-import idempotency from "./migrations/0007_idempotency.ts"
-import batches from "./migrations/0008_batches.ts"
-import webhooks from "./migrations/0009_webhooks.ts"
-
-const migrationFiles = {
-  "0001_init": init,
-  "0002_dashboard": dashboard,
-  "0003_signup_attempts": signupAttempts,
-  "0004_password_resets": passwordResets,
-  "0005_usage_request_id": usageRequestId,
-  "0006_keys_and_reset_requests": keysAndResetRequests,
-  "0007_idempotency": idempotency,
-  "0008_batches": batches,
-  "0009_webhooks": webhooks
-}
-const migrations = Migrator.fromRecord(migrationFiles)
-
-/** How many migrations this version has; `/readyz` checks they are all applied. */
-export const migrationCount = Object.keys(migrationFiles).length
-
-const migrate = Migrator.make({})({ loader: migrations })
+import { migrate } from "./migrate.ts"
 
 /**
  * Replicas starting together on one PostgreSQL take turns: even the Migrator's own bookkeeping

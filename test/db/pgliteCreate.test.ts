@@ -9,7 +9,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { PGlite } from "@electric-sql/pglite"
+import { migrationCount } from "../../src/db/migrate.ts"
 import * as PgliteClient from "../../src/db/PgliteClient.ts"
+import { pgliteOptions } from "../../src/db/pgliteOptions.ts"
 import { tempDataDir } from "../support/process.ts"
 
 const peakResidentMb = () => Number(/^VmHWM:\s+(\d+) kB/m.exec(fs.readFileSync("/proc/self/status", "utf8"))?.[1]) / 1024
@@ -30,4 +33,14 @@ describe("the embedded database's first start", () => {
       expect(peakResidentMb()).toBeLessThan(600)
     }))
 
+  // The migrations' caches stay with the process that runs them: the creating one, which exits.
+  it.scopedLive("the creating process leaves the folder migrated: every migration is recorded before the service opens it", () =>
+    Effect.gen(function* () {
+      const dataDir = path.join(yield* tempDataDir, "data")
+      const created = Bun.spawnSync({ cmd: [process.execPath, path.join(import.meta.dirname, "../../src/db/pgliteCreate.ts"), dataDir] })
+      expect(created.exitCode).toBe(0)
+      const db = yield* Effect.acquireRelease(Effect.promise(() => PGlite.create(pgliteOptions(dataDir))), (db) => Effect.promise(() => db.close()))
+      const { rows } = yield* Effect.promise(() => db.query<{ readonly applied: number }>("SELECT count(*)::int AS applied FROM effect_sql_migrations"))
+      expect(rows).toEqual([{ applied: migrationCount }])
+    }))
 })

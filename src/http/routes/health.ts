@@ -6,7 +6,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
-import { migrationCount } from "../../db/Database.ts"
+import { migrationCount } from "../../db/migrate.ts"
 import { Describer } from "../../services/Describer.ts"
 import { Drain } from "../drain.ts"
 
