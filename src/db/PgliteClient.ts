@@ -40,10 +40,18 @@ const createIfMissing = (dataDir: string) =>
   Effect.flatMap(DatabaseMarker.embeddedExists(dataDir), (exists) =>
     exists
       ? Effect.void
-      : run("failed to create the database", async () => {
-        const child = Bun.spawn({ cmd: [process.execPath, createScript, dataDir], stdin: "ignore", stdout: "ignore", stderr: "pipe" })
-        const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()])
-        if (code !== 0) throw new Error(`exit code ${code}: ${stderr.trim()}`)
+      : Effect.tryPromise({
+        try: async (interrupted) => {
+          const child = Bun.spawn({ cmd: [process.execPath, createScript, dataDir], stdin: "ignore", stdout: "ignore", stderr: "pipe" })
+          // A start given up (a signal, a timeout) takes the child with it: it must not go on
+          // writing the folder once this process's lock on it is gone.
+          interrupted.addEventListener("abort", () => child.kill())
+          const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()])
+          if (code !== 0) throw new Error(`exit code ${code}${child.signalCode === null ? "" : ` (${child.signalCode})`}: ${stderr.trim()}`)
+        },
+        // The child's own words in the message: the operator CLI prints only that.
+        catch: (cause) =>
+          new SqlError({ cause, message: `PGlite: failed to create the database: ${cause instanceof Error ? cause.message : globalThis.String(cause)}` })
       }))
 
 /**

@@ -28,6 +28,6 @@ const client = Layer.scoped(SqlClient.SqlClient, clientOn(db, dataDir)).pipe(Lay
 const migrated = await Effect.runPromiseExit(migrate.pipe(Effect.provide(client)))
 await db.close()
 if (Exit.isFailure(migrated)) {
-  process.stderr.write(`the migrations failed: ${Cause.pretty(migrated.cause)}\n`)
+  process.stderr.write(`the migrations failed: ${Cause.pretty(migrated.cause, { renderErrorCause: true })}\n`)
   process.exit(1)
 }

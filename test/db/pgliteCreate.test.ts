@@ -6,7 +6,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Fiber, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { PGlite } from "@electric-sql/pglite"
@@ -42,5 +42,34 @@ describe("the embedded database's first start", () => {
       const db = yield* Effect.acquireRelease(Effect.promise(() => PGlite.create(pgliteOptions(dataDir))), (db) => Effect.promise(() => db.close()))
       const { rows } = yield* Effect.promise(() => db.query<{ readonly applied: number }>("SELECT count(*)::int AS applied FROM effect_sql_migrations"))
       expect(rows).toEqual([{ applied: migrationCount }])
+    }))
+
+  it.scopedLive("a creation that fails says why, in the error's own message (all the operator CLI prints)", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDataDir
+      fs.writeFileSync(path.join(dir, "a-file"), "")
+      const error = yield* Effect.flip(Layer.build(PgliteClient.layer({ dataDir: path.join(dir, "a-file", "data") })))
+      expect(error.message).toMatch(/^PGlite: failed to create the database: exit code 1: \S/)
+    }))
+
+  // Its lock on the folder goes with the start; a creator left running would go on writing it.
+  it.scopedLive("a start given up takes the creating process with it", () =>
+    Effect.gen(function* () {
+      const dataDir = path.join(yield* tempDataDir, "data")
+      const creators = () =>
+        fs.readdirSync("/proc").filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
+          try {
+            return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(dataDir)
+          } catch {
+            return false
+          }
+        })
+      const start = yield* Effect.fork(Effect.scoped(Layer.build(PgliteClient.layer({ dataDir }))))
+      yield* Effect.sleep("500 millis")
+      expect(creators()).toHaveLength(1)
+      yield* Fiber.interrupt(start)
+      yield* Effect.sleep("300 millis")
+      expect(creators()).toEqual([])
+      expect(fs.existsSync(path.join(dataDir, "PG_VERSION"))).toBe(false)
     }))
 })
