@@ -3,9 +3,12 @@
  * of `node:crypto` instead of a JOSE library, which loaded 46 modules (3.5 MiB in a bare process) to
  * check one HMAC through WebCrypto's asynchronous verify: a key check took 400 µs with it, 210
  * without (`ApiKeys.authenticate` in a loop on PGlite in memory, Bun 1.4.5).
- * What a verification refuses is what `jose`'s `jwtVerify` refuses with `algorithms: ["HS256"]`
- * and `exp` required (test/services/hs256.test.ts compares the two on tokens of both and on
- * mangled ones), except that any `crit` header is refused: no token of ours has one.
+ * It accepts what `jose`'s `jwtVerify` accepts with `algorithms: ["HS256"]` and `exp` required
+ * (test/services/hs256.test.ts compares the two on tokens of both and on mangled ones), with these
+ * differences, none on a token either signs: any `crit` header is refused, and so is a signature
+ * padded with `=` or holding whitespace, which jose's lenient base64 takes, and a part opening with
+ * a byte-order mark, which jose's decoder drops; a part whose bytes are not UTF-8, or of 4n+1
+ * characters, is read where jose refuses it, but only the secret's holder can sign such a part.
  */
 import { createHmac, timingSafeEqual } from "node:crypto"
 
