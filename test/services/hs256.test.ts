@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
 import { jwtVerify, SignJWT, UnsecuredJWT } from "jose"
+import { createHmac } from "node:crypto"
 import * as Hs256 from "../../src/services/hs256.ts"
 
 const secret = new TextEncoder().encode("a-secret-of-the-service-a-secret-of-the-service")
@@ -48,7 +49,6 @@ describe("HS256 tokens", () => {
     ["padding", async () => `${await joseSign(claims)}=`],
     ["an array payload", async () => {
       const signingInput = `${Buffer.from('{"alg":"HS256"}').toString("base64url")}.${Buffer.from("[1]").toString("base64url")}`
-      const { createHmac } = await import("node:crypto")
       return `${signingInput}.${createHmac("sha256", secret).update(signingInput).digest("base64url")}`
     }]
   ] as const)("refused: %s", async (_, make) => {
