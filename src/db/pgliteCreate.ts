@@ -14,6 +14,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import { syncFolder } from "./DataDir.ts"
 import { migrate } from "./migrate.ts"
 import { clientOn } from "./PgliteClient.ts"
 import { pgliteOptions } from "./pgliteOptions.ts"
@@ -31,3 +32,6 @@ if (Exit.isFailure(migrated)) {
   process.stderr.write(`the migrations failed: ${Cause.pretty(migrated.cause, { renderErrorCause: true })}\n`)
   process.exit(1)
 }
+// PostgreSQL's initdb inside PGlite writes the folder without syncing it; the service starts on it
+// only once all of it is on disk.
+await syncFolder(dataDir)

@@ -2,7 +2,7 @@
  * How the embedded database is opened, the same in the service and in the process that creates it
  * (`pgliteCreate.ts`): a folder created with other settings would be reopened with these.
  */
-import type { PGliteOptions } from "@electric-sql/pglite"
+import { PGlite, type PGliteOptions } from "@electric-sql/pglite"
 import * as DataDir from "./DataDir.ts"
 
 /**
@@ -16,11 +16,21 @@ import * as DataDir from "./DataDir.ts"
  * PGlite is one session, but shared memory (process slots, the lock table of 64 locks per
  * connection) is sized for PostgreSQL's default of 100 connections: 10 take 5 MiB less, and their
  * 640 locks are more than every migration at once on an empty folder takes (it runs with 2).
+ *
+ * The write-ahead log is synced with `fsync`: PGlite's `fdatasync` does nothing, its `fsync` reaches
+ * the disk through `DataDir.DataDirNodeFS`.
  */
-const postgresqlConf = ["shared_buffers = 8MB", "max_connections = 10"]
+const postgresqlConf = ["shared_buffers = 8MB", "max_connections = 10", "wal_sync_method = fsync"]
 
-/** In memory without a folder; with one, its files owner-only (`DataDir.OwnerOnlyNodeFS`). */
-export const pgliteOptions = (dataDir: string | undefined): PGliteOptions => ({
+/**
+ * PGlite's own start-up flags but `-F` (`fsync = off`): with a folder, a commit is on disk before it
+ * is answered, and a crash of the machine leaves a database PostgreSQL can recover. In memory there
+ * is no disk to wait for.
+ */
+const durableStartParams = PGlite.defaultStartParams.filter((flag) => flag !== "-F")
+
+/** In memory without a folder; with one, its files owner-only and synced (`DataDir.DataDirNodeFS`). */
+export const pgliteOptions = (dataDir: string | undefined, sync?: DataDir.Sync): PGliteOptions => ({
   postgresqlconf: postgresqlConf,
-  ...(dataDir === undefined ? {} : { fs: new DataDir.OwnerOnlyNodeFS(dataDir) })
+  ...(dataDir === undefined ? {} : { fs: new DataDir.DataDirNodeFS(dataDir, sync), startParams: durableStartParams })
 })
