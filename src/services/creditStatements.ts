@@ -33,6 +33,11 @@ export const makeCreditStatements = Effect.gen(function* () {
    * transaction: the hold, and the usage row that records it (or the refusal). With `mayWait`, a
    * request that finds every credit of a positive balance held by requests in flight records
    * nothing and is told `busy`. The id is the caller's, so a lost answer can be looked up.
+   *
+   * A hold commits without waiting for the disk (`synchronous_commit` off for this statement
+   * alone): it answers nobody, and should the machine crash before the hold's settlement, the
+   * request dies with it. The settlement's commit, waited for, also makes the hold durable (the
+   * log is written in order). A refusal is an answer, and waits as any commit does.
    */
   const reserveStatement = (usageId: string, accountId: string, keyId: KeyId | null, mayWait: boolean) =>
     Effect.gen(function* () {
@@ -44,6 +49,9 @@ export const makeCreditStatements = Effect.gen(function* () {
         ), outcome AS (
           SELECT EXISTS (SELECT 1 FROM held) AS reserved,
             ${mayWait}::boolean AND EXISTS (SELECT 1 FROM accounts WHERE id = ${accountId} AND credits > 0) AS busy
+        ), durability AS (
+          SELECT set_config('synchronous_commit', CASE WHEN reserved THEN 'off' ELSE current_setting('synchronous_commit') END, true)
+          FROM outcome
         )
         INSERT INTO usage (id, account_id, key_id, instance_id, created_at, state, status, error_kind, settled_at, request_id)
         SELECT ${usageId}::uuid, ${accountId}::uuid, ${keyId}::uuid, ${instance.id}, ${createdAt}::timestamptz,
@@ -52,7 +60,7 @@ export const makeCreditStatements = Effect.gen(function* () {
           CASE WHEN reserved THEN NULL ELSE 'NoCreditLeft' END,
           CASE WHEN reserved THEN NULL ELSE ${createdAt}::timestamptz END,
           ${requestId}::text
-        FROM outcome WHERE reserved OR NOT busy
+        FROM outcome, durability WHERE reserved OR NOT busy
         RETURNING state`
       return usage?.state ?? "busy"
     })
@@ -62,6 +70,11 @@ export const makeCreditStatements = Effect.gen(function* () {
    * balance and, for a charge, its ledger row. Only a reservation still held is settled, so a
    * repeat changes nothing; whatever it did, it answers how the reservation ended, so a repeat
    * after a lost answer reads the ending back. `reserved` means still undecided.
+   *
+   * A charge commits as any commit does, on disk before the 200 is answered (§1: charged exactly
+   * when answered 200). A release does not wait for the disk: a release lost to a crash of the
+   * machine leaves a hold of a process that is gone, which the survivors release
+   * (`releaseAbandoned`, creditSettlement.ts).
    */
   const settleStatement = (usageId: string, outcome: Outcome) =>
     Effect.gen(function* () {
@@ -79,10 +92,13 @@ export const makeCreditStatements = Effect.gen(function* () {
           INSERT INTO credit_ledger (id, account_id, amount, reason, usage_id, created_at)
           SELECT ${crypto.randomUUID()}::uuid, id, -1, 'describe', ${usageId}::uuid, ${settledAt}::timestamptz FROM account
           WHERE ${charged}::boolean
+        ), durability AS (
+          SELECT set_config('synchronous_commit', CASE WHEN ${charged}::boolean THEN current_setting('synchronous_commit') ELSE 'off' END, true)
         )
         SELECT (SELECT credits FROM account) AS credits,
           CASE WHEN EXISTS (SELECT 1 FROM settled) THEN ${ending}::text
-            ELSE (SELECT state FROM usage WHERE id = ${usageId}) END AS state`
+            ELSE (SELECT state FROM usage WHERE id = ${usageId}) END AS state
+        FROM durability`
       return { credits: Option.fromNullable(row?.credits), state: row?.state ?? null }
     })
 

@@ -4,15 +4,25 @@
  * service starts on it. Seen through the sync each write asks for (`DataDir.Sync`), recorded with
  * the path of the descriptor it was given.
  */
+import * as Reactivity from "@effect/experimental/Reactivity"
+import { SqlClient } from "@effect/sql"
 import { PGlite } from "@electric-sql/pglite"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Exit, Layer } from "effect"
 import * as fsSync from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { type Sync, syncFolder, syncToDisk } from "../../src/db/DataDir.ts"
+import { migrate } from "../../src/db/migrate.ts"
+import { clientOn } from "../../src/db/PgliteClient.ts"
 import { pgliteOptions } from "../../src/db/pgliteOptions.ts"
+import { AccountId, KeyId } from "../../src/domain/ids.ts"
+import { Accounts } from "../../src/services/Accounts.ts"
+import { ApiKeys } from "../../src/services/ApiKeys.ts"
+import { Credits } from "../../src/services/Credits.ts"
+import { testSettingsOrDie } from "../support/config.ts"
 import { tempDataDir } from "../support/process.ts"
+import { servicesOn } from "../support/services.ts"
 
 /** A sync that records what it synced (Linux: the descriptor's path), then syncs it. */
 const recordingSync = () => {
@@ -83,4 +93,46 @@ describe("the embedded database's durability", () => {
       ])
       expect(count).toBe(6)
     }))
+
+  // A describe waits for the disk once, for its charge; a failure's, not at all (creditStatements.ts).
+  it.scopedLive("waits for the disk for a charge and a refusal, not for a hold or a release", () =>
+    Effect.gen(function* () {
+      const dataDir = path.join(yield* tempDataDir, "data")
+      const { synced, sync } = recordingSync()
+      const db = yield* openedWith(dataDir, sync)
+      const database = Layer.effectDiscard(migrate).pipe(
+        Layer.provideMerge(Layer.scoped(SqlClient.SqlClient, clientOn(db, dataDir))),
+        Layer.provide(Reactivity.layer),
+        Layer.orDie,
+        Layer.merge(testSettingsOrDie())
+      )
+      const walSyncs = () => synced.filter((file) => file.includes(`${path.sep}pg_wal${path.sep}`)).length
+      yield* Effect.gen(function* () {
+        const credits = yield* Credits
+        const account = yield* Accounts.pipe(Effect.flatMap((accounts) => accounts.create({ name: "Shop" })))
+        yield* credits.grant(account.id, 1, "purchase")
+        const { key } = yield* ApiKeys.pipe(Effect.flatMap((keys) => keys.create(account.id, { expiredAt: new Date(1e13) })))
+        const request = (status: number) => ({
+          accountId: AccountId.make(account.id),
+          keyId: KeyId.make(key.id),
+          outcome: () => ({ status, errorKind: status === 200 ? null : "InvalidImageFile" })
+        })
+
+        synced.length = 0
+        const failed = yield* Effect.exit(credits.withCredit(request(400), Effect.fail("not an image")))
+        expect(Exit.isFailure(failed)).toBe(true)
+        expect(walSyncs()).toBe(0)
+
+        const charged = yield* credits.withCredit(request(200), Effect.succeed("described"))
+        expect(charged).toBe("described")
+        expect(walSyncs()).toBe(1)
+
+        // No credit left: the refusal (401) is recorded, and waits for the disk.
+        synced.length = 0
+        const refused = yield* Effect.flip(credits.withCredit(request(200), Effect.succeed("described")))
+        expect(refused._tag).toBe("NoCreditLeft")
+        expect(walSyncs()).toBe(1)
+      }).pipe(Effect.provide(servicesOn({ name: "PGlite in a folder", layer: database })))
+    }), 60_000)
 })
+
