@@ -35,9 +35,11 @@ export const makeCreditStatements = Effect.gen(function* () {
    * nothing and is told `busy`. The id is the caller's, so a lost answer can be looked up.
    *
    * A hold commits without waiting for the disk (`synchronous_commit` off for this statement
-   * alone): it answers nobody, and should the machine crash before the hold's settlement, the
-   * request dies with it. The settlement's commit, waited for, also makes the hold durable (the
-   * log is written in order). A refusal is an answer, and waits as any commit does.
+   * alone): it answers nobody, and should the process or the machine crash before the hold's
+   * settlement, the request dies with it. The settlement's commit, waited for, also makes the
+   * hold durable (the log is written in order). A refusal is an answer, and waits as any commit
+   * does. Only the hold: PGlite has no log writer, so a commit that does not wait stays in the
+   * process's memory until one that does, and a killed process would take answered endings with it.
    */
   const reserveStatement = (usageId: string, accountId: string, keyId: KeyId | null, mayWait: boolean) =>
     Effect.gen(function* () {
@@ -71,10 +73,8 @@ export const makeCreditStatements = Effect.gen(function* () {
    * repeat changes nothing; whatever it did, it answers how the reservation ended, so a repeat
    * after a lost answer reads the ending back. `reserved` means still undecided.
    *
-   * A charge commits as any commit does, on disk before the 200 is answered (§1: charged exactly
-   * when answered 200). A release does not wait for the disk: a release lost to a crash of the
-   * machine leaves a hold of a process that is gone, which the survivors release
-   * (`releaseAbandoned`, creditSettlement.ts).
+   * It commits as any commit does, on disk before the request is answered: the usage row is the
+   * answer's record, and its commit makes the hold's durable too.
    */
   const settleStatement = (usageId: string, outcome: Outcome) =>
     Effect.gen(function* () {
@@ -92,13 +92,10 @@ export const makeCreditStatements = Effect.gen(function* () {
           INSERT INTO credit_ledger (id, account_id, amount, reason, usage_id, created_at)
           SELECT ${crypto.randomUUID()}::uuid, id, -1, 'describe', ${usageId}::uuid, ${settledAt}::timestamptz FROM account
           WHERE ${charged}::boolean
-        ), durability AS (
-          SELECT set_config('synchronous_commit', CASE WHEN ${charged}::boolean THEN current_setting('synchronous_commit') ELSE 'off' END, true)
         )
         SELECT (SELECT credits FROM account) AS credits,
           CASE WHEN EXISTS (SELECT 1 FROM settled) THEN ${ending}::text
-            ELSE (SELECT state FROM usage WHERE id = ${usageId}) END AS state
-        FROM durability`
+            ELSE (SELECT state FROM usage WHERE id = ${usageId}) END AS state`
       return { credits: Option.fromNullable(row?.credits), state: row?.state ?? null }
     })
 

@@ -12,6 +12,7 @@ import { Effect, Exit, Layer } from "effect"
 import * as fsSync from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import * as Database from "../../src/db/Database.ts"
 import { type Sync, syncFolder, syncToDisk } from "../../src/db/DataDir.ts"
 import { migrate } from "../../src/db/migrate.ts"
 import { clientOn } from "../../src/db/PgliteClient.ts"
@@ -94,8 +95,8 @@ describe("the embedded database's durability", () => {
       expect(count).toBe(6)
     }))
 
-  // A describe waits for the disk once, for its charge; a failure's, not at all (creditStatements.ts).
-  it.scopedLive("waits for the disk for a charge and a refusal, not for a hold or a release", () =>
+  // A describe waits for the disk once, for its ending; its hold does not (creditStatements.ts).
+  it.scopedLive("waits for the disk for a request's ending (charge, release, refusal), not for its hold", () =>
     Effect.gen(function* () {
       const dataDir = path.join(yield* tempDataDir, "data")
       const { synced, sync } = recordingSync()
@@ -121,8 +122,9 @@ describe("the embedded database's durability", () => {
         synced.length = 0
         const failed = yield* Effect.exit(credits.withCredit(request(400), Effect.fail("not an image")))
         expect(Exit.isFailure(failed)).toBe(true)
-        expect(walSyncs()).toBe(0)
+        expect(walSyncs()).toBe(1)
 
+        synced.length = 0
         const charged = yield* credits.withCredit(request(200), Effect.succeed("described"))
         expect(charged).toBe("described")
         expect(walSyncs()).toBe(1)
@@ -133,6 +135,38 @@ describe("the embedded database's durability", () => {
         expect(refused._tag).toBe("NoCreditLeft")
         expect(walSyncs()).toBe(1)
       }).pipe(Effect.provide(servicesOn({ name: "PGlite in a folder", layer: database })))
+    }), 60_000)
+
+  // PGlite has no log writer: a commit that does not wait stays in the process until one that does.
+  it.scopedLive("a process killed right after answering keeps every answered request's usage row and charge", () =>
+    Effect.gen(function* () {
+      const dataDir = path.join(yield* tempDataDir, "data")
+      const child = Bun.spawn({
+        cmd: [process.execPath, path.join(import.meta.dirname, "../support/answeredThenKilled.ts"), dataDir, "3", "20"],
+        stdout: "pipe",
+        stderr: "inherit"
+      })
+      const output = yield* Effect.promise(async () => {
+        let text = ""
+        for await (const chunk of child.stdout) {
+          text += new TextDecoder().decode(chunk)
+          if (text.includes("answered")) break
+        }
+        return text
+      })
+      expect(output).toContain("answered")
+      child.kill("SIGKILL")
+      yield* Effect.promise(() => child.exited)
+
+      const { usage, balance } = yield* Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const usage = yield* sql<{ readonly state: string; readonly status: number; readonly count: number }>`
+          SELECT state, status, count(*)::int AS count FROM usage GROUP BY state, status ORDER BY state`
+        const [balance] = yield* sql<{ readonly credits: number; readonly reserved: number }>`SELECT credits, reserved FROM accounts`
+        return { usage, balance }
+      }).pipe(Effect.provide(Database.layerPglite(dataDir).pipe(Layer.orDie)))
+      expect(usage).toEqual([{ state: "charged", status: 200, count: 3 }, { state: "released", status: 400, count: 20 }])
+      expect(balance).toEqual({ credits: 997, reserved: 0 })
     }), 60_000)
 })
 
