@@ -28,6 +28,40 @@ export interface PgliteClientConfig {
 const run = <A>(what: string, query: () => Promise<A>) =>
   Effect.tryPromise({ try: query, catch: (cause) => new SqlError({ cause, message: `PGlite: ${what}` }) })
 
+/**
+ * Databases whose PostgreSQL stopped on a PANIC (a write or a sync of its files failed). PostgreSQL
+ * ends its processes then; inside PGlite nothing ends, and any later statement, or `close`, never
+ * returns and spins a core. So nothing more is sent to one: its statements fail at once, and it is
+ * not closed. The next start recovers the folder from its log.
+ */
+const stopped = new WeakSet<PGlite>()
+
+/** Whether `db` stopped on a PANIC: then it must not be closed (see `stopped`). */
+export const hasStopped = (db: PGlite): boolean => stopped.has(db)
+
+const isPanic = (cause: unknown) =>
+  typeof cause === "object" && cause !== null && "severity" in cause && cause.severity === "PANIC"
+
+const stoppedError = new SqlError({ cause: "PANIC", message: "PGlite: the database stopped after a PANIC; restart the service" })
+
+/** A statement on `db`, unless it stopped; a PANIC stops it, and says so in the log once. */
+const statementOn = (db: PGlite) => <A>(query: () => Promise<A>) =>
+  Effect.suspend(() =>
+    stopped.has(db)
+      ? Effect.fail(stoppedError)
+      : run("failed to execute statement", query).pipe(
+        Effect.tapError((error) =>
+          isPanic(error.cause)
+            ? Effect.sync(() => stopped.add(db)).pipe(
+              Effect.zipRight(Effect.logError("the embedded database stopped after a PANIC: restart the service (PostgreSQL recovers the folder as it starts)", {
+                reason: error.cause instanceof Error ? error.cause.message : globalThis.String(error.cause)
+              }))
+            )
+            : Effect.void
+        )
+      )
+  )
+
 const createScript = fileURLToPath(new URL("./pgliteCreate.ts", import.meta.url))
 
 /**
@@ -73,27 +107,28 @@ export const clientOn = (db: PGlite, dataDir: string | undefined) =>
     // The service's statements are a few fixed texts: each is parsed and planned once, then only
     // bound and run (a statement's parse and plan took 4 times as long as its run).
     const prepared = preparedStatements(db)
+    const statement = statementOn(db)
     const rows = (sql: string, params: ReadonlyArray<unknown>) =>
-      run("failed to execute statement", () => prepared.query(sql, params, "object")).pipe(
+      statement(() => prepared.query(sql, params, "object")).pipe(
         Effect.map((rows) => rows as ReadonlyArray<object>)
       )
 
     const connection: Connection = {
       execute: (sql, params, transformRows) =>
         transformRows ? Effect.map(rows(sql, params), transformRows) : rows(sql, params),
-      executeRaw: (sql, params) => run("failed to execute statement", () => db.query(sql, [...params])),
+      executeRaw: (sql, params) => statement(() => db.query(sql, [...params])),
       executeValues: (sql, params) =>
-        run("failed to execute statement", () => prepared.query(sql, params, "array")).pipe(
+        statement(() => prepared.query(sql, params, "array")).pipe(
           Effect.map((rows) => rows as ReadonlyArray<ReadonlyArray<unknown>>)
         ),
       // Not kept as prepared statements: their text is made at run time. Parameterless ones may
       // hold several commands (migrations); PGlite's `exec` takes them.
       executeUnprepared: (sql, params, transformRows) =>
         params.length > 0
-          ? run("failed to execute statement", () => db.query<object>(sql, [...params])).pipe(
+          ? statement(() => db.query<object>(sql, [...params])).pipe(
             Effect.map((result) => (transformRows ? transformRows(result.rows) : result.rows))
           )
-          : run("failed to execute statement", () => db.exec(sql)).pipe(
+          : statement(() => db.exec(sql)).pipe(
             Effect.map((results) => results.at(-1)?.rows ?? []),
             Effect.map((rows) => (transformRows ? transformRows(rows as ReadonlyArray<object>) : rows))
           ),
@@ -121,7 +156,7 @@ export const make = (config: PgliteClientConfig) =>
     if (config.dataDir !== undefined) yield* createIfMissing(config.dataDir)
     const db = yield* Effect.acquireRelease(
       run("failed to open", () => PGlite.create(pgliteOptions(config.dataDir))),
-      (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
+      (db) => hasStopped(db) ? Effect.void : Effect.promise(() => db.close()).pipe(Effect.ignore)
     )
     return yield* clientOn(db, config.dataDir)
   })

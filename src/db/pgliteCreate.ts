@@ -16,7 +16,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import { syncFolder } from "./DataDir.ts"
 import { migrate } from "./migrate.ts"
-import { clientOn } from "./PgliteClient.ts"
+import { clientOn, hasStopped } from "./PgliteClient.ts"
 import { pgliteOptions } from "./pgliteOptions.ts"
 
 const dataDir = process.argv[2]
@@ -27,7 +27,8 @@ if (dataDir === undefined) {
 const db = await PGlite.create(pgliteOptions(dataDir))
 const client = Layer.scoped(SqlClient.SqlClient, clientOn(db, dataDir)).pipe(Layer.provide(Reactivity.layer))
 const migrated = await Effect.runPromiseExit(migrate.pipe(Effect.provide(client)))
-await db.close()
+// One that stopped on a PANIC would never close (PgliteClient.ts); the exit below ends it.
+if (!hasStopped(db)) await db.close()
 if (Exit.isFailure(migrated)) {
   process.stderr.write(`the migrations failed: ${Cause.pretty(migrated.cause, { renderErrorCause: true })}\n`)
   process.exit(1)

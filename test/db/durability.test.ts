@@ -15,7 +15,7 @@ import * as path from "node:path"
 import * as Database from "../../src/db/Database.ts"
 import { type Sync, syncFolder, syncToDisk } from "../../src/db/DataDir.ts"
 import { migrate } from "../../src/db/migrate.ts"
-import { clientOn } from "../../src/db/PgliteClient.ts"
+import { clientOn, hasStopped } from "../../src/db/PgliteClient.ts"
 import { pgliteOptions } from "../../src/db/pgliteOptions.ts"
 import { AccountId, KeyId } from "../../src/domain/ids.ts"
 import { Accounts } from "../../src/services/Accounts.ts"
@@ -167,6 +167,30 @@ describe("the embedded database's durability", () => {
       }).pipe(Effect.provide(Database.layerPglite(dataDir).pipe(Layer.orDie)))
       expect(usage).toEqual([{ state: "charged", status: 200, count: 3 }, { state: "released", status: 400, count: 20 }])
       expect(balance).toEqual({ credits: 997, reserved: 0 })
+    }), 60_000)
+
+  // PostgreSQL ends on a PANIC; inside PGlite nothing ends, and a statement sent after it never returns.
+  it.scopedLive("a sync that fails stops the database: that statement and every later one fail at once, none hangs", () =>
+    Effect.gen(function* () {
+      const dataDir = path.join(yield* tempDataDir, "data")
+      let failing = false
+      const sync: Sync = (fd) => {
+        if (failing) throw Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" })
+        syncToDisk(fd)
+      }
+      const db = yield* Effect.acquireRelease(
+        Effect.promise(() => PGlite.create(pgliteOptions(dataDir, sync))),
+        (db) => hasStopped(db) ? Effect.void : Effect.promise(() => db.close())
+      )
+      const sql = yield* Effect.provide(SqlClient.SqlClient, Layer.scoped(SqlClient.SqlClient, clientOn(db, dataDir)).pipe(Layer.provide(Reactivity.layer)))
+      yield* sql`CREATE TABLE credits (id int PRIMARY KEY)`
+      failing = true
+      const failed = yield* Effect.flip(sql`INSERT INTO credits VALUES (1)`)
+      expect(failed.message).toBe("PGlite: failed to execute statement")
+      expect(hasStopped(db)).toBe(true)
+      failing = false
+      const later = yield* Effect.flip(sql`SELECT count(*) FROM credits`.pipe(Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("hung") })))
+      expect(later.message).toBe("PGlite: the database stopped after a PANIC; restart the service")
     }), 60_000)
 })
 
