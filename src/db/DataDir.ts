@@ -83,18 +83,37 @@ export const syncToDisk: Sync = (fd) => (fstatSync(fd).isDirectory() ? fsyncSync
  * holds it: what PGlite's creation wrote without syncing (`pgliteCreate.ts`). How many were synced.
  */
 export const syncFolder = async (dataDir: string, sync: Sync = syncToDisk): Promise<number> => {
-  const syncOne = async (entry: string) => {
-    const handle = await unlessVanished(fs.open(entry, "r"))
-    if (handle === undefined) return 0
-    try {
-      sync(handle.fd)
-      return 1
-    } finally {
-      await handle.close()
-    }
+  const synced = await eachEntry(dataDir, (entry) => syncEntry(entry, sync))
+  return synced + await syncEntry(path.dirname(path.resolve(dataDir)), sync)
+}
+
+/** Syncs one file or folder by its path: 1, or 0 when it went away meanwhile. */
+const syncEntry = async (entry: string, sync: Sync): Promise<number> => {
+  const handle = await unlessVanished(fs.open(entry, "r"))
+  if (handle === undefined) return 0
+  try {
+    sync(handle.fd)
+    return 1
+  } finally {
+    await handle.close()
   }
-  const synced = await eachEntry(dataDir, syncOne)
-  return synced + await syncOne(path.dirname(path.resolve(dataDir)))
+}
+
+/** `DATA_DIR/synced`: the folder was synced whole once (`syncFolderOnce`). */
+const syncedMark = (dataDir: string) => path.join(dataDir, "synced")
+
+/**
+ * Syncs the folder whole unless that was done: after its creation (`pgliteCreate.ts`), or at the
+ * first start on a folder whose creation was cut short, or that an older version made without
+ * syncing. The mark is written, and synced, last.
+ */
+export const syncFolderOnce = async (dataDir: string, sync: Sync = syncToDisk): Promise<void> => {
+  const mark = syncedMark(dataDir)
+  if (await fs.access(mark).then(() => true, () => false)) return
+  await syncFolder(dataDir, sync)
+  await fs.writeFile(mark, "", { mode: 0o600 })
+  await syncEntry(mark, sync)
+  await syncEntry(dataDir, sync)
 }
 
 /**

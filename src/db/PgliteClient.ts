@@ -15,6 +15,7 @@ import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as String from "effect/String"
 import { fileURLToPath } from "node:url"
+import * as DataDir from "./DataDir.ts"
 import * as DatabaseMarker from "./DatabaseMarker.ts"
 import { pgliteOptions } from "./pgliteOptions.ts"
 import { makeFifoSemaphore } from "../services/fifoSemaphore.ts"
@@ -88,6 +89,13 @@ const createIfMissing = (dataDir: string) =>
           new SqlError({ cause, message: `PGlite: failed to create the database: ${cause instanceof Error ? cause.message : globalThis.String(cause)}` })
       }))
 
+/** A creation cut short before it synced the folder leaves that to the next start (`DataDir.syncFolderOnce`). */
+const syncedOnce = (dataDir: string) =>
+  Effect.tryPromise({
+    try: () => DataDir.syncFolderOnce(dataDir),
+    catch: (cause) => new SqlError({ cause, message: `PGlite: failed to sync the data folder: ${cause instanceof Error ? cause.message : globalThis.String(cause)}` })
+  })
+
 /**
  * PGlite runs in this thread, and a statement's run is promises only: a queue of statements kept the
  * event loop from reading any socket until it was empty (1,000 describes at once left `/healthz`
@@ -153,7 +161,10 @@ export const clientOn = (db: PGlite, dataDir: string | undefined) =>
 
 export const make = (config: PgliteClientConfig) =>
   Effect.gen(function* () {
-    if (config.dataDir !== undefined) yield* createIfMissing(config.dataDir)
+    if (config.dataDir !== undefined) {
+      yield* createIfMissing(config.dataDir)
+      yield* syncedOnce(config.dataDir)
+    }
     const db = yield* Effect.acquireRelease(
       run("failed to open", () => PGlite.create(pgliteOptions(config.dataDir))),
       (db) => hasStopped(db) ? Effect.void : Effect.promise(() => db.close()).pipe(Effect.ignore)

@@ -14,7 +14,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import { syncFolder } from "./DataDir.ts"
+import { syncFolderOnce } from "./DataDir.ts"
 import { migrate } from "./migrate.ts"
 import { clientOn, hasStopped } from "./PgliteClient.ts"
 import { pgliteOptions } from "./pgliteOptions.ts"
@@ -35,4 +35,4 @@ if (Exit.isFailure(migrated)) {
 }
 // PostgreSQL's initdb inside PGlite writes the folder without syncing it; the service starts on it
 // only once all of it is on disk.
-await syncFolder(dataDir)
+await syncFolderOnce(dataDir)

@@ -63,6 +63,19 @@ describe("the embedded database's first start", () => {
     }), 60_000)
   if (Bun.which("strace") === null) describe.skip("syncs at creation: needs strace to see them (apt-get install strace)", () => it("skipped", () => {}))
 
+  it.scopedLive("a folder whose creation stopped before its sync (or an older version's) is synced whole at the next start", () =>
+    Effect.gen(function* () {
+      const dataDir = path.join(yield* tempDataDir, "data")
+      yield* withDatabase(dataDir, Effect.void)
+      expect(fs.existsSync(path.join(dataDir, "synced"))).toBe(true)
+      fs.rmSync(path.join(dataDir, "synced"))
+      const before = fs.statSync(path.join(dataDir, "PG_VERSION")).ino
+      yield* withDatabase(dataDir, Effect.void)
+      expect(fs.existsSync(path.join(dataDir, "synced"))).toBe(true)
+      // The same database, not a new one.
+      expect(fs.statSync(path.join(dataDir, "PG_VERSION")).ino).toBe(before)
+    }), 60_000)
+
   it.scopedLive("a creation that fails says why, in the error's own message (all the operator CLI prints)", () =>
     Effect.gen(function* () {
       const dir = yield* tempDataDir
