@@ -17,11 +17,9 @@ import { type Sync, syncFolder, syncToDisk } from "../../src/db/DataDir.ts"
 import { migrate } from "../../src/db/migrate.ts"
 import { clientOn, hasStopped } from "../../src/db/PgliteClient.ts"
 import { pgliteOptions } from "../../src/db/pgliteOptions.ts"
-import { AccountId, KeyId } from "../../src/domain/ids.ts"
-import { Accounts } from "../../src/services/Accounts.ts"
-import { ApiKeys } from "../../src/services/ApiKeys.ts"
 import { Credits } from "../../src/services/Credits.ts"
 import { testSettingsOrDie } from "../support/config.ts"
+import { fundedRequests } from "../support/creditRequests.ts"
 import { tempDataDir } from "../support/process.ts"
 import { servicesOn } from "../support/services.ts"
 
@@ -110,14 +108,7 @@ describe("the embedded database's durability", () => {
       const walSyncs = () => synced.filter((file) => file.includes(`${path.sep}pg_wal${path.sep}`)).length
       yield* Effect.gen(function* () {
         const credits = yield* Credits
-        const account = yield* Accounts.pipe(Effect.flatMap((accounts) => accounts.create({ name: "Shop" })))
-        yield* credits.grant(account.id, 1, "purchase")
-        const { key } = yield* ApiKeys.pipe(Effect.flatMap((keys) => keys.create(account.id, { expiredAt: new Date(1e13) })))
-        const request = (status: number) => ({
-          accountId: AccountId.make(account.id),
-          keyId: KeyId.make(key.id),
-          outcome: () => ({ status, errorKind: status === 200 ? null : "InvalidImageFile" })
-        })
+        const request = yield* fundedRequests(1)
 
         synced.length = 0
         const failed = yield* Effect.exit(credits.withCredit(request(400), Effect.fail("not an image")))

@@ -6,11 +6,9 @@
  */
 import { Effect, Layer } from "effect"
 import * as Database from "../../src/db/Database.ts"
-import { AccountId, KeyId } from "../../src/domain/ids.ts"
-import { Accounts } from "../../src/services/Accounts.ts"
-import { ApiKeys } from "../../src/services/ApiKeys.ts"
 import { Credits } from "../../src/services/Credits.ts"
 import { testSettingsOrDie } from "./config.ts"
+import { fundedRequests } from "./creditRequests.ts"
 import { servicesOn } from "./services.ts"
 
 const [dataDir, charges = "0", failures = "0"] = process.argv.slice(2)
@@ -18,14 +16,7 @@ const backend = { name: "PGlite in a folder", layer: Database.layerPglite(dataDi
 
 const answered = Effect.gen(function* () {
   const credits = yield* Credits
-  const account = yield* Accounts.pipe(Effect.flatMap((accounts) => accounts.create({ name: "Shop" })))
-  yield* credits.grant(account.id, 1_000, "purchase")
-  const { key } = yield* ApiKeys.pipe(Effect.flatMap((keys) => keys.create(account.id, { expiredAt: new Date(1e13) })))
-  const request = (status: number) => ({
-    accountId: AccountId.make(account.id),
-    keyId: KeyId.make(key.id),
-    outcome: () => ({ status, errorKind: status === 200 ? null : "InvalidImageFile" })
-  })
+  const request = yield* fundedRequests(1_000)
   for (let i = 0; i < Number(charges); i++) yield* credits.withCredit(request(200), Effect.succeed("described"))
   for (let i = 0; i < Number(failures); i++) yield* Effect.exit(credits.withCredit(request(400), Effect.fail("not an image")))
   process.stdout.write("answered\n")
