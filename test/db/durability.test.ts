@@ -15,7 +15,7 @@ import * as path from "node:path"
 import * as Database from "../../src/db/Database.ts"
 import { type Sync, syncFolder, syncToDisk } from "../../src/db/DataDir.ts"
 import { migrate } from "../../src/db/migrate.ts"
-import { clientOn, hasStopped } from "../../src/db/PgliteClient.ts"
+import { clientOn } from "../../src/db/PgliteClient.ts"
 import { pgliteOptions } from "../../src/db/pgliteOptions.ts"
 import { Credits } from "../../src/services/Credits.ts"
 import { testSettingsOrDie } from "../support/config.ts"
@@ -160,28 +160,26 @@ describe("the embedded database's durability", () => {
       expect(balance).toEqual({ credits: 997, reserved: 0 })
     }), 60_000)
 
-  // PostgreSQL ends on a PANIC; inside PGlite nothing ends, and a statement sent after it never returns.
+  // PostgreSQL ends on a PANIC; inside PGlite nothing ends, and a statement sent after it never
+  // returns: in a child process, killed if it does not end, as no timer fires while it spins.
   it.scopedLive("a sync that fails stops the database: that statement and every later one fail at once, none hangs", () =>
     Effect.gen(function* () {
       const dataDir = path.join(yield* tempDataDir, "data")
-      let failing = false
-      const sync: Sync = (fd) => {
-        if (failing) throw Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" })
-        syncToDisk(fd)
-      }
-      const db = yield* Effect.acquireRelease(
-        Effect.promise(() => PGlite.create(pgliteOptions(dataDir, sync))),
-        (db) => hasStopped(db) ? Effect.void : Effect.promise(() => db.close())
-      )
-      const sql = yield* Effect.provide(SqlClient.SqlClient, Layer.scoped(SqlClient.SqlClient, clientOn(db, dataDir)).pipe(Layer.provide(Reactivity.layer)))
-      yield* sql`CREATE TABLE credits (id int PRIMARY KEY)`
-      failing = true
-      const failed = yield* Effect.flip(sql`INSERT INTO credits VALUES (1)`)
-      expect(failed.message).toBe("PGlite: failed to execute statement")
-      expect(hasStopped(db)).toBe(true)
-      failing = false
-      const later = yield* Effect.flip(sql`SELECT count(*) FROM credits`.pipe(Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("hung") })))
-      expect(later.message).toBe("PGlite: the database stopped after a PANIC; restart the service")
+      const child = Bun.spawn({
+        cmd: [process.execPath, path.join(import.meta.dirname, "../support/panicThenQuery.ts"), dataDir],
+        stdout: "pipe",
+        stderr: "ignore",
+        timeout: 30_000
+      })
+      const output = yield* Effect.promise(() => new Response(child.stdout).text())
+      expect(yield* Effect.promise(() => child.exited)).toBe(0)
+      // Its own lines; the log (the PANIC's, once) goes to the same output.
+      const steps = output.split("\n").filter((line) => line.startsWith(`{"step"`))
+      expect(output).toContain("the embedded database stopped after a PANIC")
+      expect(steps.map((line) => JSON.parse(line))).toEqual([
+        { step: "insert", message: "PGlite: failed to execute statement", stopped: true },
+        { step: "later", message: "PGlite: the database stopped after a PANIC; restart the service", stopped: true }
+      ])
     }), 60_000)
 })
 
