@@ -5,7 +5,7 @@
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
-import { copyScript, styleSheet } from "./assets.ts"
+import { asset, copyScript, styleSheet } from "./assets.ts"
 import { htmlPage, securityHeaders } from "./http.ts"
 import { formExpiredPage, formUnreadablePage, notFoundPage, serverErrorPage } from "./pages/errors.ts"
 import { overview } from "./routes/account.ts"
@@ -19,10 +19,6 @@ import { changePassword, passwordForm } from "./routes/password.ts"
 import { tryDescribe, tryForm } from "./routes/try.ts"
 import { usage, usageExport } from "./routes/usage.ts"
 import { rotateWebhookSecret, webhooks } from "./routes/webhooks.ts"
-
-/** A file served from memory, cached by browsers for an hour. */
-export const asset = (body: string, contentType: string) =>
-  Effect.succeed(HttpServerResponse.text(body, { contentType, headers: { "cache-control": "public, max-age=3600" } }))
 
 /** Log-in, sign-up, invitations, password resets and changes, log-out. */
 const authRoutes = HttpRouter.empty.pipe(

@@ -9,9 +9,8 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import { AppConfig } from "../config/AppConfig.ts"
-import { favicon } from "../dashboard/assets.ts"
+import { asset, favicon } from "../dashboard/assets.ts"
 import { securityHeaders } from "../dashboard/http.ts"
-import { asset, dashboard } from "../dashboard/router.ts"
 import { apiReferencePage } from "./apiReference.ts"
 import { errorResponse } from "./errors.ts"
 import { openApiDocument } from "./openapi.ts"
@@ -21,6 +20,23 @@ import { describe } from "./routes/describe.ts"
 import { healthz, readyz } from "./routes/health.ts"
 import { metrics } from "./routes/metrics.ts"
 import { tokens } from "./routes/tokens.ts"
+
+/** `load` run on first use, its result kept; a load that fails is tried again on the next use. */
+const loadOnce = <A>(load: () => Promise<A>): Effect.Effect<A> => {
+  let loading: Promise<A> | undefined
+  return Effect.promise(() => (loading ??= load().catch((error: unknown) => {
+    loading = undefined
+    throw error
+  })))
+}
+
+/**
+ * The dashboard's pages and routes, loaded on its first request: a service used through the API
+ * alone never holds them (4 to 5 MiB resident, docs/BENCHMARKS.md). A failed load is a defect,
+ * answered as any other (500).
+ */
+const dashboard = Effect.flatten(loadOnce(() =>
+  import("../dashboard/router.ts").then((module) => HttpRouter.prefixAll(module.dashboard, "/dashboard"))))
 
 /** The document names `PUBLIC_URL` as its server when set; else the host that serves it. */
 const servedDocument = Effect.map(AppConfig, (config) => openApiDocument(config.publicUrlSet ? config.publicUrl : "/"))
@@ -44,7 +60,7 @@ const routes = HttpRouter.empty.pipe(
   // Browsers ask for `/favicon.ico` on any page without an icon link (e.g. the API reference).
   HttpRouter.get("/favicon.svg", asset(favicon, "image/svg+xml")),
   HttpRouter.get("/favicon.ico", asset(favicon, "image/svg+xml")),
-  HttpRouter.mount("/dashboard", dashboard)
+  HttpRouter.mountApp("/dashboard", dashboard, { includePrefix: true })
 )
 
 /** The methods each path answers, from the routes themselves: `GET, HEAD` for a GET route. */

@@ -1,5 +1,6 @@
-import { expect, layer } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import * as path from "node:path"
 import { pglite } from "../support/database.ts"
 import { customer, serverPort } from "../support/describe.ts"
 import { requestHead, sendRaw } from "../support/rawHttp.ts"
@@ -70,5 +71,37 @@ layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("methods an
         const answer = yield* sendRaw({ port, head: requestHead(method, "/") })
         expect([method, answer.status, answer.headers["location"]]).toEqual([method, 302, "/dashboard"])
       }
+    }))
+})
+
+describe("the dashboard, loaded on its first request", () => {
+  it("starting the service loads none of its pages and routes, only the helpers the API's pages share", async () => {
+    // A fresh process: this one has loaded the dashboard already (the tests above serve it).
+    const child = Bun.spawn({
+      cmd: [process.execPath, "-e", `await import(${JSON.stringify(path.join(import.meta.dirname, "../../src/app.ts"))});
+        console.log(JSON.stringify(Object.keys(require.cache).filter((file) => file.includes("/src/dashboard/"))))`],
+      stdout: "pipe",
+      stderr: "inherit"
+    })
+    const loaded: ReadonlyArray<string> = JSON.parse(await new Response(child.stdout).text())
+    expect(await child.exited).toBe(0)
+    expect(loaded.map((file) => file.split("/src/dashboard/")[1]).sort()).toEqual(["assets.ts", "html.ts", "http.ts"])
+  })
+})
+
+layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("the dashboard after a start", (it) => {
+  it.effect("its first request is served in full: the page, its status, its security headers", () =>
+    Effect.gen(function* () {
+      const port = yield* serverPort
+      const login = yield* sendRaw({ port, head: requestHead("GET", "/dashboard/login") })
+      expect([login.status, login.headers["content-security-policy"] !== undefined, login.body.includes("<form")]).toEqual([200, true, true])
+      // The mount's own path, with and without a query, is the overview's (a log-in first).
+      for (const target of ["/dashboard", "/dashboard?welcome=1", "/dashboard/"]) {
+        const overview = yield* sendRaw({ port, head: requestHead("GET", target) })
+        expect([target, overview.status, overview.headers["location"]]).toEqual([target, 303, "/dashboard/login"])
+      }
+      const missing = yield* sendRaw({ port, head: requestHead("GET", "/dashboard/nope") })
+      expect(missing.status).toBe(404)
+      expect(missing.headers["content-type"]).toContain("text/html")
     }))
 })
