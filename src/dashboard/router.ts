@@ -37,6 +37,21 @@ const authRoutes = HttpRouter.empty.pipe(
   HttpRouter.post("/logout", logOut)
 )
 
+const notFound = Effect.succeed(htmlPage(notFoundPage(), 404))
+
+/**
+ * Any other page, for every method but HEAD: the router answers HEAD with the GET route of the same
+ * path (a page, or this one) without its body, and a HEAD route here would take every HEAD.
+ */
+const notFoundRoutes = HttpRouter.empty.pipe(
+  HttpRouter.get("/*", notFound),
+  HttpRouter.post("/*", notFound),
+  HttpRouter.put("/*", notFound),
+  HttpRouter.patch("/*", notFound),
+  HttpRouter.del("/*", notFound),
+  HttpRouter.options("/*", notFound)
+)
+
 const routes = HttpRouter.empty.pipe(
   HttpRouter.get("/", overview),
   HttpRouter.get("/keys", listKeys),
@@ -54,7 +69,7 @@ const routes = HttpRouter.empty.pipe(
   HttpRouter.concat(authRoutes),
   HttpRouter.get("/assets/style.css", asset(styleSheet, "text/css; charset=utf-8")),
   HttpRouter.get("/assets/copy.js", asset(copyScript, "text/javascript; charset=utf-8")),
-  HttpRouter.all("/*", Effect.succeed(htmlPage(notFoundPage(), 404)))
+  HttpRouter.concat(notFoundRoutes)
 )
 
 /**

@@ -13,6 +13,7 @@ import { asset, favicon } from "../dashboard/assets.ts"
 import { securityHeaders } from "../dashboard/http.ts"
 import { apiReferencePage } from "./apiReference.ts"
 import { errorResponse } from "./errors.ts"
+import { loadedOnFirstRequest } from "./loadedOnFirstRequest.ts"
 import { openApiDocument } from "./openapi.ts"
 import { admin } from "./routes/admin.ts"
 import { cancelBatch, createBatch, getBatch, listBatches } from "./routes/batches.ts"
@@ -21,22 +22,15 @@ import { healthz, readyz } from "./routes/health.ts"
 import { metrics } from "./routes/metrics.ts"
 import { tokens } from "./routes/tokens.ts"
 
-/** `load` run on first use, its result kept; a load that fails is tried again on the next use. */
-const loadOnce = <A>(load: () => Promise<A>): Effect.Effect<A> => {
-  let loading: Promise<A> | undefined
-  return Effect.promise(() => (loading ??= load().catch((error: unknown) => {
-    loading = undefined
-    throw error
-  })))
-}
-
 /**
  * The dashboard's pages and routes, loaded on its first request: a service used through the API
- * alone never holds them (4 to 5 MiB resident, docs/BENCHMARKS.md). A failed load is a defect,
- * answered as any other (500).
+ * alone never holds them (4 to 5 MiB resident, docs/BENCHMARKS.md).
  */
-const dashboard = Effect.flatten(loadOnce(() =>
-  import("../dashboard/router.ts").then((module) => HttpRouter.prefixAll(module.dashboard, "/dashboard"))))
+const dashboard = loadedOnFirstRequest({
+  what: "The dashboard",
+  load: () => import("../dashboard/router.ts").then((module) => HttpRouter.prefixAll(module.dashboard, "/dashboard")),
+  unavailable: securityHeaders(HttpServerResponse.text("Internal Server Error", { status: 500 }))
+})
 
 /** The document names `PUBLIC_URL` as its server when set; else the host that serves it. */
 const servedDocument = Effect.map(AppConfig, (config) => openApiDocument(config.publicUrlSet ? config.publicUrl : "/"))

@@ -104,4 +104,17 @@ layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("the dashbo
       expect(missing.status).toBe(404)
       expect(missing.headers["content-type"]).toContain("text/html")
     }))
+
+  it.effect("HEAD on a dashboard page answers as GET does, without the body", () =>
+    Effect.gen(function* () {
+      const port = yield* serverPort
+      for (const [target, status] of [["/dashboard/login", 200], ["/dashboard/assets/style.css", 200], ["/dashboard/nope", 404]] as const) {
+        const get = yield* sendRaw({ port, head: requestHead("GET", target) })
+        const head = yield* sendRaw({ port, head: requestHead("HEAD", target) })
+        const shown = (answer: typeof get) =>
+          [answer.status, answer.headers["content-type"], answer.headers["content-security-policy"] !== undefined]
+        expect([target, ...shown(head), head.body]).toEqual([target, ...shown(get), ""])
+        expect([target, get.status, get.body.length > 0]).toEqual([target, status, true])
+      }
+    }))
 })
