@@ -8,6 +8,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import { AppConfig } from "../config/AppConfig.ts"
 import { asset, favicon } from "../dashboard/assets.ts"
 import { securityHeaders } from "../dashboard/http.ts"
@@ -57,16 +58,28 @@ const routes = HttpRouter.empty.pipe(
   HttpRouter.mountApp("/dashboard", dashboard, { includePrefix: true })
 )
 
+/**
+ * A request's path as the router matches it (find-my-way's defaults): without its query, one slash
+ * for many, decoded, without a trailing slash, in any case. `//healthz` is `/healthz`, not a URL
+ * whose host is `healthz`.
+ */
+const routedPath = (url: string): string => {
+  const path = (url.split(/[?#]/, 1)[0] ?? "").replace(/\/{2,}/g, "/")
+  const decoded = Either.getOrElse(Either.try(() => decodeURI(path)), () => path)
+  return (decoded.length > 1 && decoded.endsWith("/") ? decoded.slice(0, -1) : decoded).toLowerCase()
+}
+
 /** The methods each path answers, from the routes themselves: `GET, HEAD` for a GET route. */
 const allowed = Chunk.reduce(routes.routes, new Map<string, string>(), (allow, route) => {
   const methods = route.method === "GET" ? "GET, HEAD" : route.method
-  const before = allow.get(route.path)
-  return allow.set(route.path, before === undefined ? methods : `${before}, ${methods}`)
+  const path = routedPath(route.path)
+  const before = allow.get(path)
+  return allow.set(path, before === undefined ? methods : `${before}, ${methods}`)
 })
 
 const notRouted = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
-  const allow = allowed.get(new URL(request.url, "http://localhost").pathname)
+  const allow = allowed.get(routedPath(request.url))
   return allow === undefined ? errorResponse(404, "Not found") : errorResponse(405, "Method not allowed", { allow })
 })
 

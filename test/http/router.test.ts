@@ -39,6 +39,11 @@ layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("methods an
         }
       }
       expect((yield* send("GET", "/api/describe?fields=1")).status).toBe(405)
+      // Spelled as the router still matches them: doubled slashes, a trailing slash, other case.
+      for (const [method, path, allow] of [["GET", "//api/describe", "POST"], ["PUT", "/API/Describe/", "POST"], ["POST", "//healthz", "GET, HEAD"]] as const) {
+        expect([method, path, yield* send(method, path)])
+          .toEqual([method, path, { status: 405, allow, body: JSON.stringify({ error: "Method not allowed" }) }])
+      }
     }))
 
   it.effect("HEAD answers as GET does, without the body; no credit is used", () =>
@@ -57,7 +62,7 @@ layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("methods an
   it.effect("an unknown path: 404 with a JSON error, whatever the method", () =>
     Effect.gen(function* () {
       for (const method of ["GET", "POST", "DELETE"]) {
-        for (const path of ["/nope", "/api", "/api/describe/other", "/api/tokens/x"]) {
+        for (const path of ["/nope", "/api", "/api/describe/other", "/api/tokens/x", "//nope", "//healthz/x", "/%E0%A4%A"]) {
           expect([method, path, yield* send(method, path)])
             .toEqual([method, path, { status: 404, allow: undefined, body: JSON.stringify({ error: "Not found" }) }])
         }
