@@ -43,13 +43,9 @@ const notFound = Effect.succeed(htmlPage(notFoundPage(), 404))
  * Any other page, for every method but HEAD: the router answers HEAD with the GET route of the same
  * path (a page, or this one) without its body, and a HEAD route here would take every HEAD.
  */
-const notFoundRoutes = HttpRouter.empty.pipe(
-  HttpRouter.get("/*", notFound),
-  HttpRouter.post("/*", notFound),
-  HttpRouter.put("/*", notFound),
-  HttpRouter.patch("/*", notFound),
-  HttpRouter.del("/*", notFound),
-  HttpRouter.options("/*", notFound)
+const notFoundRoutes = (["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const).reduce(
+  (router, method) => HttpRouter.route(method)(router, "/*", notFound),
+  HttpRouter.empty
 )
 
 const routes = HttpRouter.empty.pipe(
