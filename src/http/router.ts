@@ -77,9 +77,18 @@ const allowed = Chunk.reduce(routes.routes, new Map<string, string>(), (allow, r
   return allow.set(path, before === undefined ? methods : `${before}, ${methods}`)
 })
 
+/** Whether a request's routed path is a route's, where a `:name` segment stands for any one segment. */
+const isPathOf = (route: string, path: string): boolean => {
+  const routeSegments = route.split("/")
+  const pathSegments = path.split("/")
+  return routeSegments.length === pathSegments.length &&
+    routeSegments.every((segment, at) => segment.startsWith(":") || segment === pathSegments[at])
+}
+
 const notRouted = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
-  const allow = allowed.get(routedPath(request.url))
+  const path = routedPath(request.url)
+  const allow = allowed.get(path) ?? [...allowed].find(([route]) => isPathOf(route, path))?.[1]
   return allow === undefined ? errorResponse(404, "Not found") : errorResponse(405, "Method not allowed", { allow })
 })
 

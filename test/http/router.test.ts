@@ -40,7 +40,9 @@ layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("methods an
       }
       expect((yield* send("GET", "/api/describe?fields=1")).status).toBe(405)
       // Spelled as the router still matches them: doubled slashes, a trailing slash, other case.
-      for (const [method, path, allow] of [["GET", "//api/describe", "POST"], ["PUT", "/API/Describe/", "POST"], ["POST", "//healthz", "GET, HEAD"]] as const) {
+      for (const [method, path, allow] of [["GET", "//api/describe", "POST"], ["PUT", "/API/Describe/", "POST"], ["POST", "//healthz", "GET, HEAD"],
+        // A path with an id: the batch's (a batch that does not exist, as the method is checked first).
+        ["PUT", "/api/batches/0b4f6f3e-6c57-4a0e-9a39-8f2d2a3c1e55", "GET, HEAD, DELETE"], ["POST", "/api/batches/x/", "GET, HEAD, DELETE"]] as const) {
         expect([method, path, yield* send(method, path)])
           .toEqual([method, path, { status: 405, allow, body: JSON.stringify({ error: "Method not allowed" }) }])
       }
@@ -62,7 +64,7 @@ layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("methods an
   it.effect("an unknown path: 404 with a JSON error, whatever the method", () =>
     Effect.gen(function* () {
       for (const method of ["GET", "POST", "DELETE"]) {
-        for (const path of ["/nope", "/api", "/api/describe/other", "/api/tokens/x", "//nope", "//healthz/x", "/%E0%A4%A"]) {
+        for (const path of ["/nope", "/api", "/api/describe/other", "/api/tokens/x", "//nope", "//healthz/x", "/%E0%A4%A", "/api/batches/x/y"]) {
           expect([method, path, yield* send(method, path)])
             .toEqual([method, path, { status: 404, allow: undefined, body: JSON.stringify({ error: "Not found" }) }])
         }
