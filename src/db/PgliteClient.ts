@@ -20,6 +20,7 @@ import * as DatabaseMarker from "./DatabaseMarker.ts"
 import { pgliteOptions } from "./pgliteOptions.ts"
 import { makeFifoSemaphore } from "../services/fifoSemaphore.ts"
 import { acquireRelease } from "../services/scopedRelease.ts"
+import { messageOf } from "../services/messageOf.ts"
 
 export interface PgliteClientConfig {
   /** A folder to persist the database in; in memory when absent. */
@@ -55,7 +56,7 @@ const statementOn = (db: PGlite) => <A>(query: () => Promise<A>) =>
           isPanic(error.cause)
             ? Effect.sync(() => stopped.add(db)).pipe(
               Effect.zipRight(Effect.logError("the embedded database stopped after a PANIC: restart the service (PostgreSQL recovers the folder as it starts)", {
-                reason: error.cause instanceof Error ? error.cause.message : globalThis.String(error.cause)
+                reason: messageOf(error.cause)
               }))
             )
             : Effect.void
@@ -86,14 +87,14 @@ const createIfMissing = (dataDir: string) =>
         },
         // The child's own words in the message: the operator CLI prints only that.
         catch: (cause) =>
-          new SqlError({ cause, message: `PGlite: failed to create the database: ${cause instanceof Error ? cause.message : globalThis.String(cause)}` })
+          new SqlError({ cause, message: `PGlite: failed to create the database: ${messageOf(cause)}` })
       }))
 
 /** A creation cut short before it synced the folder leaves that to the next start (`DataDir.syncFolderOnce`). */
 const syncedOnce = (dataDir: string) =>
   Effect.tryPromise({
     try: () => DataDir.syncFolderOnce(dataDir),
-    catch: (cause) => new SqlError({ cause, message: `PGlite: failed to sync the data folder: ${cause instanceof Error ? cause.message : globalThis.String(cause)}` })
+    catch: (cause) => new SqlError({ cause, message: `PGlite: failed to sync the data folder: ${messageOf(cause)}` })
   })
 
 /**

@@ -19,6 +19,7 @@ import { limits } from "../domain/limits.ts"
 import { makeFairPermits } from "./fairPermits.ts"
 import { releaseNow } from "./memory.ts"
 import { acquireRelease } from "./scopedRelease.ts"
+import { messageOf } from "./messageOf.ts"
 
 export interface ImagesShape {
   /**
@@ -78,8 +79,6 @@ const inputOptions = {
   // Animated GIF and WebP: the first frame only.
   pages: 1
 } satisfies SharpOptions
-
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 /** How sharp reports the pipeline's `timeout` (libvips' "timeout: N% complete"). */
 const isTimeout = (error: unknown) => messageOf(error).startsWith("timeout")

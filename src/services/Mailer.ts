@@ -11,6 +11,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { AppConfig } from "../config/AppConfig.ts"
 import { MailConfig, mailSender } from "../config/MailConfig.ts"
+import { messageOf } from "./messageOf.ts"
 
 export class MailFailed extends Schema.TaggedError<MailFailed>()("MailFailed", { message: Schema.String }) {}
 
@@ -40,7 +41,7 @@ export class Mailer extends Context.Tag("Mailer")<Mailer, {
         Effect.tryPromise({
           try: () => transport.sendMail({ from, ...mail }),
           // nodemailer's messages name the step and the server's answer, never the password.
-          catch: (error) => new MailFailed({ message: error instanceof Error ? error.message : String(error) })
+          catch: (error) => new MailFailed({ message: messageOf(error) })
         }).pipe(Effect.asVoid, Effect.withSpan("Mailer.send"))
       return { enabled: true, send }
     })

@@ -18,6 +18,7 @@ import { answerJsonSchema, answerSchemaName, promptText } from "../domain/prompt
 import { Describer, type DescriberShape } from "./Describer.ts"
 import { makeGeneration } from "./openAiCompletion.ts"
 import { endpointOf, ModelConfig, type OpenAiConfig } from "../config/ModelConfig.ts"
+import { messageOf } from "./messageOf.ts"
 
 // ---- The image
 
@@ -55,7 +56,7 @@ const encodeJpeg = (image: PreparedImage) =>
   }).pipe(
     Effect.tapError((error) =>
       Effect.logWarning("The image for the model could not be encoded").pipe(
-        Effect.annotateLogs({ reason: error.error instanceof Error ? error.error.message : String(error.error) })
+        Effect.annotateLogs({ reason: messageOf(error.error) })
       )
     ),
     Effect.mapError(() => new GenerationFailed({ reason: "failed" }))

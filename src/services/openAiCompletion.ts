@@ -19,6 +19,7 @@ import { exceedsAnswerBudget } from "../domain/answerBudget.ts"
 import { decodeAnswer } from "../domain/prompt.ts"
 import { cappedFetch, ReplyTooLarge } from "./cappedFetch.ts"
 import type { OpenAiConfig } from "../config/ModelConfig.ts"
+import { messageOf } from "./messageOf.ts"
 
 /**
  * The most of a reply read from the endpoint. §2.2's 1,500 words are about 10 KB of English, some
@@ -89,7 +90,7 @@ const requestCompletion = (
               ...about,
               latencyMs: ms,
               status: error instanceof APIError ? error.status : undefined,
-              error: error instanceof Error ? error.message : String(error)
+              error: messageOf(error)
             })
           )
         )
