@@ -5,8 +5,10 @@
 import type * as Migrator from "@effect/sql/Migrator"
 import * as Client from "@effect/sql/SqlClient"
 import type { SqlClient } from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlError } from "@effect/sql/SqlError"
 import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Pg from "pg"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -18,6 +20,7 @@ import type * as DataDir from "./DataDir.ts"
 import * as DatabaseMarker from "./DatabaseMarker.ts"
 import * as DataDirLock from "./DataDirLock.ts"
 import { migrate } from "./migrate.ts"
+import { prepareStatements } from "./pgPrepared.ts"
 
 /**
  * Replicas starting together on one PostgreSQL take turns: even the Migrator's own bookkeeping
@@ -63,10 +66,50 @@ const withTimeouts = (url: Redacted.Redacted) => {
   return Redacted.make(parsed.toString())
 }
 
+/**
+ * `prepared_statements=false` in the URL: every statement unnamed, for a pooler between the service
+ * and PostgreSQL that cannot keep a session's prepared statements (PgBouncer before 1.21 in
+ * transaction mode). Taken out of the URL, which the driver would not understand.
+ */
+const preparedStatementsOf = (url: Redacted.Redacted) => {
+  const value = Redacted.value(url)
+  if (!URL.canParse(value)) return { url, prepared: true }
+  const parsed = new URL(value)
+  const setting = parsed.searchParams.get("prepared_statements")
+  parsed.searchParams.delete("prepared_statements")
+  return { url: setting === null ? url : Redacted.make(parsed.toString()), prepared: setting !== "false" }
+}
+
+/** How long the first connection may take; a start that cannot reach PostgreSQL fails after it. */
+const connectTimeout = Duration.seconds(5)
+
+/** `@effect/sql-pg`'s own pool, as `PgClient.make` opens and closes it, with statements prepared. */
+const pool = (url: Redacted.Redacted) =>
+  Effect.acquireRelease(
+    Effect.gen(function* () {
+      const { prepared, url: connection } = preparedStatementsOf(url)
+      const pool = new Pg.Pool({
+        connectionString: Redacted.value(withTimeouts(connection)),
+        connectionTimeoutMillis: Duration.toMillis(connectTimeout),
+        application_name: "@effect/sql-pg"
+      })
+      pool.on("error", () => {})
+      if (prepared) pool.on("connect", prepareStatements)
+      yield* Effect.tryPromise({
+        try: () => pool.query("SELECT 1"),
+        catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+      }).pipe(
+        Effect.timeoutFail({ duration: connectTimeout, onTimeout: () => new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" }) }),
+        Effect.tapError(() => Effect.promise(() => pool.end()))
+      )
+      return pool
+    }),
+    (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
+  )
+
 export const layerPostgres = (url: Redacted.Redacted) =>
-  withMigrations(PgClient.layer({
-    url: withTimeouts(url),
-    connectTimeout: "5 seconds",
+  withMigrations(PgClient.layerFromPool({
+    acquire: pool(url),
     transformQueryNames: String.camelToSnake,
     transformResultNames: String.snakeToCamel
   }), migrateExclusively)

@@ -8,6 +8,7 @@
  * statement at a time on the session (PgliteClient's permit).
  */
 import { parse, type PGlite, protocol } from "@electric-sql/pglite"
+import { maxPrepared, planChanged } from "./preparedStatements.ts"
 
 interface Prepared {
   readonly name: string
@@ -17,14 +18,7 @@ interface Prepared {
   readonly described: ReadonlyArray<Parameters<typeof parse.parseResults>[0][number]>
 }
 
-/** Texts kept prepared; past this the oldest is closed (a text made at run time must not grow the session). */
-const maxPrepared = 200
-
 const concat = (...parts: ReadonlyArray<Uint8Array>): Uint8Array => Buffer.concat(parts)
-
-/** PostgreSQL's "cached plan must not change result type": a table's columns changed under a `SELECT *`. */
-const planChanged = (error: unknown) =>
-  error instanceof Error && "code" in error && error.code === "0A000" && error.message.includes("cached plan")
 
 export const preparedStatements = (db: PGlite) => {
   const statements = new Map<string, Prepared>()
