@@ -75,9 +75,13 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
           WHERE claim_id = ${claimId}`
       }).pipe(Effect.orDie, Effect.withSpan("Idempotency.complete"))
 
-    /** Gives the key back after a failure: failures are not stored, a retry runs again. */
+    /**
+     * Gives the key back after a failure: failures are not stored, a retry runs again. Whatever the
+     * claim's state: a 200 stored before its credit could be captured (the settlement failed, or
+     * another replica's sweep released the hold) was answered 500, and must not be replayed free.
+     */
     const release = (claimId: string) =>
-      sql`DELETE FROM idempotency WHERE claim_id = ${claimId} AND state = 'in_progress'`.pipe(
+      sql`DELETE FROM idempotency WHERE claim_id = ${claimId}`.pipe(
         Effect.orDie,
         Effect.asVoid,
         Effect.withSpan("Idempotency.release")

@@ -4,6 +4,7 @@
  * with the key is a 422, one while the first runs a 409; failures are not stored; keys are the
  * account's; a stored 200 expires after 24 hours and a claim after its lease.
  */
+import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Ref, TestClock } from "effect"
 import { GenerationFailed } from "../../src/domain/errors.ts"
@@ -169,6 +170,27 @@ for (const backend of backends) {
           usage: [["released", 500, "GenerationFailed"], ["charged", 200, null]]
         })
       }))
+
+    it.effect("a 200 stored whose credit could not be captured (a survivor's sweep released the hold) was a 500: the retry runs anew and pays", () =>
+      Effect.gen(function* () {
+        const c = yield* customer(1)
+        const gate = yield* newGate
+        const form = { image: jpeg, keywords: "slow" }
+        const running = yield* Effect.fork(post(c.token, "swept", form))
+        yield* Deferred.await(gate.entered)
+        // What another replica's sweep does to the holds of a process it judged stopped.
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`UPDATE usage SET state = 'released', status = 500, error_kind = 'Abandoned' WHERE account_id = ${c.accountId} AND state = 'reserved'`
+        yield* sql`UPDATE accounts SET reserved = reserved - 1 WHERE id = ${c.accountId}`
+        yield* Deferred.succeed(gate.open, undefined)
+        expect(yield* Fiber.join(running)).toEqual(failure(500, "Internal Server Error"))
+        expect(yield* post(c.token, "swept", form)).toEqual(first())
+        expect(yield* paid(c)).toEqual({
+          balance: 0,
+          ledger: [[1, "purchase"], [-1, "describe"]],
+          usage: [["released", 500, "Abandoned"], ["charged", 200, null]]
+        })
+      }).pipe(Effect.orDie))
 
     it.effect("an empty key or one over 255 characters: 400, uncharged; 255 characters is a key", () =>
       Effect.gen(function* () {
