@@ -76,6 +76,12 @@ export const describeChecks = {
     message: (error) => `Image too large: the maximum is ${error.maxScans} scans per JPEG`,
     closes: false
   },
+  ImageTooManyFrames: {
+    check: 6,
+    status: 413,
+    message: (error) => `Image too large: the maximum is ${error.maxFrames} frames per animated WebP`,
+    closes: false
+  },
   ImageProcessingFailed: { check: 6, status: 500, message: (error) => `Image processing failed: ${error.cause}`, closes: false },
   AnswerTooLong: {
     check: 7,

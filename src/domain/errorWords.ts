@@ -17,6 +17,7 @@ const words: Readonly<Record<string, string>> = {
   ImageTooLarge: "Image over 10 MB",
   ImageTooManyPixels: "Image has too many pixels",
   ImageTooManyScans: "JPEG has too many scans",
+  ImageTooManyFrames: "WebP has too many frames",
   ImageProcessingFailed: "Image could not be read",
   AnswerTooLong: "Answer too long",
   GenerationFailed: "Model failed, retry",

@@ -82,6 +82,15 @@ export class ImageTooManyScans extends Schema.TaggedError<ImageTooManyScans>()("
   maxScans: Schema.Number
 }) {}
 
+/**
+ * Check 6: an animated WebP of more frames than we read. libwebp's demuxer walks every frame to
+ * reach any one, and its walk grows with the square of their count: a 10 MB file of 200,000 tiny
+ * frames held a decoding slot for minutes (a decoding bomb in time).
+ */
+export class ImageTooManyFrames extends Schema.TaggedError<ImageTooManyFrames>()("ImageTooManyFrames", {
+  maxFrames: Schema.Number
+}) {}
+
 /** Check 6: a supported format that cannot be decoded (truncated, corrupt). */
 export class ImageProcessingFailed extends Schema.TaggedError<ImageProcessingFailed>()("ImageProcessingFailed", {
   cause: Schema.String
@@ -108,7 +117,7 @@ export class GenerationFailed extends Schema.TaggedError<GenerationFailed>()("Ge
   reason: Schema.Literal("failed", "timeout", "invalid-answer", "refusal")
 }) {}
 
-export type ImageError = InvalidImageFile | ImageTooLarge | ImageTooManyPixels | ImageTooManyScans | ImageProcessingFailed
+export type ImageError = InvalidImageFile | ImageTooLarge | ImageTooManyPixels | ImageTooManyScans | ImageTooManyFrames | ImageProcessingFailed
 export type ImageUrlError = ImageUrlRefused | ImageUrlFetchFailed
 export type DescriberError = AnswerTooLong | GenerationFailed
 /** `Idempotency-Key` is not 1 to 255 printable characters (README, "Retries without paying twice"). */

@@ -6,9 +6,9 @@
  */
 import { schemaRule } from "../domain/schemaFields.ts"
 import { type CheckRow, describeChecks, type DescribeErrorOf, type DescribeErrorTag, failedCheck } from "../domain/describeChecks.ts"
-import { AccountNotFound, ApiKeyInvalid, ApiKeyMalformed, ApiKeyMissing, ApiKeyRevoked, ImageProcessingFailed, ImageTooManyPixels, ImageTooManyScans, ImageUrlFetchFailed, InvalidSchema } from "../domain/errors.ts"
+import { AccountNotFound, ApiKeyInvalid, ApiKeyMalformed, ApiKeyMissing, ApiKeyRevoked, ImageProcessingFailed, ImageTooManyFrames, ImageTooManyPixels, ImageTooManyScans, ImageUrlFetchFailed, InvalidSchema } from "../domain/errors.ts"
 import type { ApiKeyError, DescribeError } from "../domain/errors.ts"
-import { maxJpegScans as maxScans, maxMegapixels } from "../domain/pixelLimits.ts"
+import { maxJpegScans as maxScans, maxMegapixels, maxWebpFrames as maxFrames } from "../domain/pixelLimits.ts"
 import { tokensStatusAndMessage } from "./errors.ts"
 
 /** One documented failure: an example body's name and summary, its status and message. */
@@ -32,6 +32,7 @@ const variableFailures: { readonly [T in VariableTag]: ReadonlyArray<readonly [s
   ImageUrlFetchFailed: [["ImageUrlFetchFailed", new ImageUrlFetchFailed({ reason: "the server answered 404" })]],
   ImageTooManyPixels: [["ImageTooManyPixels", new ImageTooManyPixels({ maxMegapixels })]],
   ImageTooManyScans: [["ImageTooManyScans", new ImageTooManyScans({ maxScans })]],
+  ImageTooManyFrames: [["ImageTooManyFrames", new ImageTooManyFrames({ maxFrames })]],
   // Its message carries the decoder's words, matched by `messagePatterns`; this one is an instance.
   ImageProcessingFailed: [["ImageProcessingFailed", new ImageProcessingFailed({ cause: "VipsJpeg: Premature end of input file" })]]
 }

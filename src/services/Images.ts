@@ -11,10 +11,11 @@ import type * as Scope from "effect/Scope"
 import sharp, { type SharpOptions } from "sharp"
 import type { ImageFormat, PreparedImage } from "../domain/describe.ts"
 import type { ImageError } from "../domain/errors.ts"
-import { ImageProcessingFailed, ImageTooLarge, ImageTooManyPixels, ImageTooManyScans, InvalidImageFile } from "../domain/errors.ts"
+import { ImageProcessingFailed, ImageTooLarge, ImageTooManyFrames, ImageTooManyPixels, ImageTooManyScans, InvalidImageFile } from "../domain/errors.ts"
 import { detectImageFormat, imageFormatName } from "../domain/imageFormat.ts"
 import { jpegScanComponents } from "../domain/jpegMarkers.ts"
-import { maxJpegScans, maxPixels, pixelLimitOf } from "../domain/pixelLimits.ts"
+import { maxJpegScans, maxPixels, maxWebpFrames, pixelLimitOf } from "../domain/pixelLimits.ts"
+import { webpFrames } from "../domain/webpChunks.ts"
 import { limits } from "../domain/limits.ts"
 import { makeFairPermits } from "./fairPermits.ts"
 import { releaseNow } from "./memory.ts"
@@ -163,6 +164,9 @@ const make = Effect.gen(function* () {
       // Only JPEG has scans; more than one means progressive, or one scan per component.
       const scans = format.value === "jpeg" ? jpegScanComponents(bytes, maxJpegScans) : []
       if (scans.length > maxJpegScans) return yield* new ImageTooManyScans({ maxScans: maxJpegScans })
+      if (format.value === "webp" && webpFrames(bytes, maxWebpFrames) > maxWebpFrames) {
+        return yield* new ImageTooManyFrames({ maxFrames: maxWebpFrames })
+      }
       const pixelLimit = pixelLimitOf(bytes, format.value, scans)
       // libvips work cannot be cancelled: it runs to its end while holding the permit, so the
       // permits count exactly the images in memory even when the request is interrupted.

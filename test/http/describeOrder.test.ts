@@ -20,7 +20,7 @@ import { Idempotency } from "../../src/services/Idempotency.ts"
 import { UploadBudget } from "../../src/services/UploadBudget.ts"
 import { pgliteWith } from "../support/database.ts"
 import { customer, jpeg, png, serverPort } from "../support/describe.ts"
-import { pngBomb, repeatedScansJpeg } from "../support/hostileImages.ts"
+import { animatedWebp, pngBomb, repeatedScansJpeg } from "../support/hostileImages.ts"
 import { testSecret } from "../support/keys.ts"
 import type { PartSpec } from "../support/multipartBody.ts"
 import { concatBytes, multipartBody, multipartContentType } from "../support/multipartBody.ts"
@@ -124,6 +124,7 @@ const answers: { readonly [T in DescribeErrorTag]: Expected } = {
   ImageTooLarge: { status: 413, error: imageTooLarge, closes: false, usage: "released" },
   InvalidImageFile: { status: 400, error: "Bad Request, Invalid image file", closes: false, usage: "released" },
   ImageTooManyScans: { status: 413, error: "Image too large: the maximum is 32 scans per JPEG", closes: false, usage: "released" },
+  ImageTooManyFrames: { status: 413, error: "Image too large: the maximum is 2000 frames per animated WebP", closes: false, usage: "released" },
   ImageTooManyPixels: { status: 413, error: "Image too large: the maximum is 100 megapixels", closes: false, usage: "released" },
   ImageProcessingFailed: {
     status: 500,
@@ -147,7 +148,7 @@ type Faults = Readonly<Record<DescribeErrorTag, boolean>>
 /** Faults that set the same thing (the image's content, the model's answer): one at a time. */
 const exclusive: ReadonlyArray<ReadonlyArray<DescribeErrorTag>> = [
   ["ImageUrlRefused", "ImageUrlFetchFailed"],
-  ["InvalidImageFile", "ImageTooManyScans", "ImageTooManyPixels", "ImageProcessingFailed"],
+  ["InvalidImageFile", "ImageTooManyScans", "ImageTooManyFrames", "ImageTooManyPixels", "ImageProcessingFailed"],
   ["AnswerTooLong", "GenerationFailed"],
   ["IdempotencyKeyInvalid", "IdempotencyKeyInProgress", "IdempotencyKeyReused"]
 ]
@@ -165,6 +166,7 @@ const manyScans = repeatedScansJpeg(
   new Uint8Array(await sharp({ create: { width: 64, height: 48, channels: 3, background: "#336699" } }).jpeg({ progressive: true }).toBuffer()),
   40
 )
+const manyFrames = await animatedWebp(2001)
 const pixelBomb = pngBomb(12_000)
 const undecodable = png.slice(0, png.length - 30)
 /** Past check 3's 11 MB on its own: a streamed body that carries it is too large whatever else it holds. */
@@ -182,6 +184,8 @@ const imageOf = (faults: Faults): Uint8Array => {
     ? pixelBomb
     : faults.ImageTooManyScans
     ? manyScans
+    : faults.ImageTooManyFrames
+    ? manyFrames
     : faults.ImageProcessingFailed
     ? undecodable
     : jpeg

@@ -153,7 +153,7 @@ layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("the OpenAP
         [400, "Bad Request, imageUrl must be a public http or https URL"],
         [400, "Bad Request, the image at imageUrl could not be fetched: the server answered 404"],
         [400, "Bad Request, Invalid image file"], [413, "Image too large: the maximum is 100 megapixels"],
-        [413, "Image too large: the maximum is 32 scans per JPEG"], [500, "Image processing failed: VipsJpeg: Premature end of input file"],
+        [413, "Image too large: the maximum is 32 scans per JPEG"], [413, "Image too large: the maximum is 2000 frames per animated WebP"], [500, "Image processing failed: VipsJpeg: Premature end of input file"],
         [400, "Invalid schema: the requested fields need a longer answer than the API can return (about 1,500 words for all fields together), ask for fewer or shorter fields"]
       ].map(String)))
       expect(new Set(bodies[1]!.map(String))).toEqual(new Set([

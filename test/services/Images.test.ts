@@ -5,7 +5,7 @@ import type { PreparedImage } from "../../src/domain/describe.ts"
 import { ImageProcessingFailed, ImageTooLarge, ImageTooManyPixels, ImageTooManyScans, InvalidImageFile } from "../../src/domain/errors.ts"
 import { jpegScanCount } from "../../src/domain/jpegMarkers.ts"
 import { limits } from "../../src/domain/limits.ts"
-import { maxJpegScans, maxMegapixels } from "../../src/domain/pixelLimits.ts"
+import { maxJpegScans, maxMegapixels, maxWebpFrames } from "../../src/domain/pixelLimits.ts"
 import { Images } from "../../src/services/Images.ts"
 import { solid as preparedSolid } from "../domain/preparedImages.ts"
 import {
@@ -28,7 +28,7 @@ import {
   truncate
 } from "../fixtures/images.ts"
 import { preparedCopy } from "../support/describer.ts"
-import { cjpegMissing, gifClaiming, jpegClaiming, oneScanBufferedJpegs, scanBombJpeg } from "../support/hostileImages.ts"
+import { animatedWebp, cjpegMissing, gifClaiming, jpegClaiming, oneScanBufferedJpegs, scanBombJpeg } from "../support/hostileImages.ts"
 
 type Rgba = readonly [number, number, number, number]
 
@@ -398,6 +398,19 @@ layer(Images.layer)("Images.layer", (it) => {
       const gif = yield* encode(noise(64, 48).gif())
       expect(yield* outcome(gifClaiming(gif, 7_100, 7_100))).toStrictEqual(new ImageTooManyPixels({ maxMegapixels: 50 }))
       expect(yield* outcome(gifClaiming(gif, 7_000, 7_000)), "49 megapixels are decoded").toStrictEqual({ decoded: [1000, 1000] })
+    }))
+
+  it.effect(`an animated WebP of over ${maxWebpFrames} frames is refused from its chunks; ${maxWebpFrames} are decoded`, () =>
+    Effect.gen(function* () {
+      // A plain object, so that the test also runs (and fails) against code without the error.
+      expect(yield* outcome(yield* Effect.promise(() => animatedWebp(maxWebpFrames + 1)))).toMatchObject({ _tag: "ImageTooManyFrames", maxFrames: 2000 })
+      expect(yield* outcome(yield* Effect.promise(() => animatedWebp(maxWebpFrames)))).toStrictEqual({ decoded: [16, 16] })
+    }))
+
+  it.effect("an animated WebP is drawn onto an RGBA canvas of its whole size: over 50 megapixels is refused", () =>
+    Effect.gen(function* () {
+      expect(yield* outcome(yield* Effect.promise(() => animatedWebp(2, 7_100)))).toStrictEqual(new ImageTooManyPixels({ maxMegapixels: 50 }))
+      expect(yield* outcome(yield* Effect.promise(() => animatedWebp(2, 7_000))), "49 megapixels are decoded").toStrictEqual({ decoded: [1000, 1000] })
     }))
 
   // Generated with libjpeg-turbo's cjpeg; skipped, with this name, where it is not installed.

@@ -16,6 +16,7 @@ import {
   IdempotencyKeyInProgress,
   IdempotencyKeyInvalid,
   IdempotencyKeyReused,
+  ImageTooManyFrames,
   ImageTooManyScans,
   InvalidImageFile,
   InvalidSchema,
@@ -30,7 +31,7 @@ import {
 } from "../../src/domain/errors.ts"
 import { imageFormatName } from "../../src/domain/imageFormat.ts"
 import { schemaRule } from "../../src/domain/schemaFields.ts"
-import { maxJpegScans, maxMegapixels } from "../../src/domain/pixelLimits.ts"
+import { maxJpegScans, maxMegapixels, maxWebpFrames } from "../../src/domain/pixelLimits.ts"
 import { decodeTimeoutSeconds } from "../../src/services/Images.ts"
 
 export type Cases<E extends { readonly _tag: string }> = { readonly [Tag in E["_tag"]]: ReadonlyArray<Extract<E, { readonly _tag: Tag }>> }
@@ -64,6 +65,7 @@ export const describeCases: Cases<DescribeError> = {
   // The common limit; the lower ones of files decoded whole are documented as "N megapixels".
   ImageTooManyPixels: [new ImageTooManyPixels({ maxMegapixels })],
   ImageTooManyScans: [new ImageTooManyScans({ maxScans: maxJpegScans })],
+  ImageTooManyFrames: [new ImageTooManyFrames({ maxFrames: maxWebpFrames })],
   // The causes are written inline in services/Images.ts (`decoding`); this list follows them by hand.
   ImageProcessingFailed: [
     ...Object.values(imageFormatName).map((name) => new ImageProcessingFailed({ cause: `the ${name} file is truncated or corrupt` })),

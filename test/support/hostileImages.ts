@@ -285,3 +285,41 @@ export const repeatedScansJpeg = (progressive: Uint8Array, scans: number): Uint8
     new Uint8Array([0xff, endOfImage])
   ])
 }
+
+const riffChunk = (type: string, data: Uint8Array) => {
+  const size = new Uint8Array(4)
+  new DataView(size.buffer).setUint32(0, data.length, true)
+  return concatBytes([type, size, data, data.length % 2 === 0 ? new Uint8Array(0) : new Uint8Array(1)])
+}
+
+const uint24 = (value: number) => new Uint8Array([value & 0xff, (value >> 8) & 0xff, (value >> 16) & 0xff])
+
+/** The image chunk (`VP8L`, with its header) of a lossless 16 x 16 WebP. */
+const tinyFrame = (async () => {
+  const file = new Uint8Array(await sharp({ create: { width: 16, height: 16, channels: 4, background: "#3366997f" } }).webp({ lossless: true }).toBuffer())
+  const view = new DataView(file.buffer, file.byteOffset, file.byteLength)
+  for (let at = 12; at + 8 <= file.length;) {
+    const size = view.getUint32(at + 4, true)
+    if (String.fromCharCode(...file.subarray(at, at + 4)) === "VP8L") return file.subarray(at, at + 8 + size + (size % 2))
+    at += 8 + size + (size % 2)
+  }
+  throw new Error("sharp wrote no VP8L chunk")
+})()
+
+/**
+ * A valid animated WebP of `frames` frames of 16 x 16 pixels on a canvas of `canvas` x `canvas`:
+ * small on the wire, expensive for libwebp's demuxer past a few thousand frames, and a canvas
+ * drawn whole in RGBA.
+ */
+export const animatedWebp = async (frames: number, canvas = 16): Promise<Uint8Array> => {
+  const frame = riffChunk("ANMF", concatBytes([uint24(0), uint24(0), uint24(15), uint24(15), uint24(100), new Uint8Array(1), await tinyFrame]))
+  const body = concatBytes([
+    "WEBP",
+    riffChunk("VP8X", concatBytes([new Uint8Array([0x12, 0, 0, 0]), uint24(canvas - 1), uint24(canvas - 1)])),
+    riffChunk("ANIM", new Uint8Array(6)),
+    ...Array.from({ length: frames }, () => frame)
+  ])
+  const size = new Uint8Array(4)
+  new DataView(size.buffer).setUint32(0, body.length, true)
+  return concatBytes(["RIFF", size, body])
+}

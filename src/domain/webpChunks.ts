@@ -1,0 +1,32 @@
+/**
+ * What a WebP's RIFF chunks tell before it is decoded (RFC 9649, 2.5 and 2.7): whether it is
+ * animated, and how many frames (`ANMF` chunks) it holds.
+ */
+
+/** "RIFF", the file's size, "WEBP": the chunks start after them. */
+const firstChunk = 12
+
+const fourCc = (bytes: Uint8Array, at: number) => String.fromCharCode(...bytes.subarray(at, at + 4))
+
+/** The animation flag of the extended header (`VP8X`). */
+const animationFlag = 0x02
+
+/** Whether the file's extended header (`VP8X`, always its first chunk) says it is animated. */
+export const isAnimatedWebp = (bytes: Uint8Array): boolean =>
+  bytes.length > firstChunk + 8 && fourCc(bytes, firstChunk) === "VP8X" && ((bytes[firstChunk + 8] ?? 0) & animationFlag) !== 0
+
+/**
+ * The frames of an animated WebP, counted up to `upTo + 1` (enough to refuse it). Chunks are
+ * walked by their sizes, padded to even; a size past the end stops the walk (the decoder refuses
+ * such a file).
+ */
+export const webpFrames = (bytes: Uint8Array, upTo: number): number => {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  let frames = 0
+  for (let at = firstChunk; at + 8 <= bytes.length && frames <= upTo;) {
+    if (fourCc(bytes, at) === "ANMF") frames++
+    const size = view.getUint32(at + 4, true)
+    at += 8 + size + (size % 2)
+  }
+  return frames
+}
