@@ -23,6 +23,7 @@ import { Credits, type Outcome } from "./Credits.ts"
 import { Describer, type DescriberKind } from "./Describer.ts"
 import { ImageFetcher } from "./ImageFetcher.ts"
 import { Images } from "./Images.ts"
+import { UploadBudget } from "./UploadBudget.ts"
 import type { AccountId, KeyId } from "../domain/ids.ts"
 
 /** A success: the values in the requested order (§2.1), and who wrote them in which language. */
@@ -44,15 +45,20 @@ const imageSource = (form: DescribeForm) =>
     ? Effect.succeed(form.imageUrl)
     : new NoFileUploaded()
 
-/** The bytes of the image: the uploaded file's, or fetched from its URL (check 6). */
-const imageBytes = (source: FormFile | FormText) =>
+/**
+ * The bytes of the image: the uploaded file's, or fetched from its URL (check 6), held from the
+ * account's share of the upload budget until the scope closes, as an upload's are.
+ */
+const imageBytes = (source: FormFile | FormText, accountId: string) =>
   "bytes" in source
     ? Effect.succeed(source)
     : source.truncated
     ? new ImageUrlRefused({ reason: "the URL is over the form's cap" })
-    : Effect.flatMap(ImageFetcher, (fetcher) => fetcher.fetch(source.text)).pipe(
-      Effect.map((bytes) => ({ bytes, size: bytes.length }))
-    )
+    : Effect.gen(function* () {
+      const held = yield* Effect.flatMap(UploadBudget, (budget) => budget.hold(accountId))
+      const bytes = yield* Effect.flatMap(ImageFetcher, (fetcher) => fetcher.fetch(source.text, held.take))
+      return { bytes, size: bytes.length }
+    })
 
 /** Checks 4 (the image, the language) and 5 on a read form. */
 const checkForm = (form: DescribeForm) =>
@@ -75,7 +81,7 @@ const checkForm = (form: DescribeForm) =>
 const prepare = <E extends DescribeError, R>(form: Effect.Effect<DescribeForm, E, R>, accountId: string, pixels: Scope.Scope) =>
   Effect.scoped(Effect.gen(function* () {
     const { source, request, schemaGiven } = yield* Effect.flatMap(form, checkForm)
-    const upload = yield* imageBytes(source)
+    const upload = yield* imageBytes(source, accountId)
     yield* addToRequestLog({ imageBytes: upload.size })
     yield* Metric.incrementBy(imageBytesIn, upload.size)
     const image = yield* Effect.flatMap(Images, (images) => images.prepare(upload.bytes, accountId)).pipe(

@@ -2,11 +2,14 @@
  * One hop of an image fetch (ImageFetcher.ts): a GET to an address already checked, the URL's host
  * name kept for the Host header and TLS (SNI and the certificate's name). The answer is a redirect,
  * or the body read as it streams and counted: past §8's 10 MB (announced or counted) it is read no
- * further and the request fails with the 413 of an image over 10 MB.
+ * further and the request fails with the 413 of an image over 10 MB. Each piece of the body read
+ * is held from the upload budget (`take`) before the next is read, so when the budget is spent a
+ * fetched image waits in the sender's socket, not in memory.
  */
 import http from "node:http"
 import https from "node:https"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { ImageTooLarge, ImageUrlFetchFailed } from "../domain/errors.ts"
 import { limits } from "../domain/limits.ts"
 import { checkedLookup } from "./checkedAddress.ts"
@@ -16,57 +19,90 @@ export type HopAnswer =
   | { readonly _tag: "redirect"; readonly location: string }
   | { readonly _tag: "image"; readonly bytes: Uint8Array }
 
+/** Holds `bytes` of the budget for the request; waits while it is spent. */
+export type Take = (bytes: number) => Effect.Effect<void>
+
 const redirects = new Set([301, 302, 303, 307, 308])
 
 const userAgent = "image-metadata-service (imageUrl fetch)"
 
-export const getHop = (url: URL, checked: ResolvedAddress): Effect.Effect<HopAnswer, ImageUrlFetchFailed | ImageTooLarge> =>
-  Effect.async<HopAnswer, ImageUrlFetchFailed | ImageTooLarge>((resume) => {
-    let settled = false
-    const settle = (outcome: Effect.Effect<HopAnswer, ImageUrlFetchFailed | ImageTooLarge>) => {
-      if (settled) return
-      settled = true
-      resume(outcome)
+const failed = (reason: string) => new ImageUrlFetchFailed({ reason })
+
+const cutShort = "the connection closed before the end of the image"
+
+/** The answer's head, its body not yet read; the connection is closed with the scope. */
+const answerTo = (url: URL, checked: ResolvedAddress) =>
+  Effect.acquireRelease(
+    Effect.async<http.IncomingMessage, ImageUrlFetchFailed>((resume) => {
+      const client = url.protocol === "https:" ? https : http
+      // No agent: a pooled connection was opened to an address checked for an earlier request.
+      const request = client.get(url, {
+        agent: false,
+        lookup: checkedLookup(checked),
+        headers: { "user-agent": userAgent, accept: "image/*" }
+      }, (response) => resume(Effect.succeed(response)))
+      // Kept for the whole exchange: an error after the head reaches the body's reader as its end.
+      request.on("error", () => resume(Effect.fail(failed("the connection failed"))))
+      return Effect.sync(() => request.destroy())
+    }),
+    (response) => Effect.sync(() => response.destroy())
+  )
+
+/**
+ * The next piece of the body, the body paused again once it has come (nothing more is read until
+ * it is asked for); none at its end. A body that ends before its length is cut short.
+ */
+const nextPiece = (response: http.IncomingMessage) =>
+  Effect.async<Option.Option<Buffer>, ImageUrlFetchFailed>((resume) => {
+    const onData = (chunk: Buffer) => {
+      response.pause()
+      stop()
+      resume(Effect.succeed(Option.some(chunk)))
     }
-    const failed = (reason: string) => settle(Effect.fail(new ImageUrlFetchFailed({ reason })))
-    const client = url.protocol === "https:" ? https : http
-    // No agent: a pooled connection was opened to an address checked for an earlier request.
-    const request = client.get(url, {
-      agent: false,
-      lookup: checkedLookup(checked),
-      headers: { "user-agent": userAgent, accept: "image/*" }
-    }, (response) => {
-      const status = response.statusCode ?? 0
-      const location = response.headers.location
-      if (redirects.has(status) && location !== undefined) {
-        response.resume()
-        return settle(Effect.succeed({ _tag: "redirect", location }))
-      }
-      if (status < 200 || status > 299) {
-        request.destroy()
-        return failed(`the server answered ${status}`)
-      }
-      const announced = Number(response.headers["content-length"])
-      if (Number.isFinite(announced) && announced > limits.imageBytes) {
-        request.destroy()
-        return settle(Effect.fail(new ImageTooLarge()))
-      }
-      const chunks: Array<Buffer> = []
-      let received = 0
-      response.on("data", (chunk: Buffer) => {
-        received += chunk.length
-        if (received > limits.imageBytes) {
-          request.destroy()
-          return settle(Effect.fail(new ImageTooLarge()))
-        }
-        chunks.push(chunk)
-      })
-      response.on("end", () =>
-        response.complete
-          ? settle(Effect.succeed({ _tag: "image", bytes: new Uint8Array(Buffer.concat(chunks, received)) }))
-          : failed("the connection closed before the end of the image"))
-      response.on("error", () => failed("the connection closed before the end of the image"))
-    })
-    request.on("error", () => failed("the connection failed"))
-    return Effect.sync(() => request.destroy())
+    const onEnd = () => {
+      stop()
+      resume(response.complete ? Effect.succeed(Option.none()) : Effect.fail(failed(cutShort)))
+    }
+    const onError = () => {
+      stop()
+      resume(Effect.fail(failed(cutShort)))
+    }
+    const stop = () => {
+      response.off("data", onData)
+      response.off("end", onEnd)
+      response.off("error", onError)
+    }
+    if (response.readableEnded) return onEnd()
+    response.on("data", onData)
+    response.once("end", onEnd)
+    response.once("error", onError)
+    response.resume()
+    return Effect.sync(stop)
   })
+
+/** The body, each piece held from the budget before the next is read; past 10 MB, `ImageTooLarge`. */
+const bodyOf = (response: http.IncomingMessage, take: Take) =>
+  Effect.gen(function* () {
+    const chunks: Array<Buffer> = []
+    let received = 0
+    while (true) {
+      const piece = yield* nextPiece(response)
+      if (Option.isNone(piece)) return new Uint8Array(Buffer.concat(chunks, received))
+      received += piece.value.length
+      if (received > limits.imageBytes) return yield* new ImageTooLarge()
+      chunks.push(piece.value)
+      yield* take(piece.value.length)
+    }
+  })
+
+export const getHop = (url: URL, checked: ResolvedAddress, take: Take): Effect.Effect<HopAnswer, ImageUrlFetchFailed | ImageTooLarge> =>
+  Effect.scoped(Effect.gen(function* () {
+    const response = yield* answerTo(url, checked)
+    const status = response.statusCode ?? 0
+    const location = response.headers.location
+    if (redirects.has(status) && location !== undefined) return { _tag: "redirect", location } as const
+    if (status < 200 || status > 299) return yield* failed(`the server answered ${status}`)
+    const announced = Number(response.headers["content-length"])
+    if (Number.isFinite(announced) && announced > limits.imageBytes) return yield* new ImageTooLarge()
+    return { _tag: "image", bytes: yield* bodyOf(response, take) } as const
+  }))
