@@ -37,7 +37,7 @@ export const makeReservation = (
    */
   const reserveWith = (restore: Restore, accountId: AccountId, keyId: KeyId | null) =>
     Effect.gen(function* () {
-      yield* abandonPending
+      yield* abandonPending(accountId)
       const usageId: string = crypto.randomUUID()
       yield* track(usageId, { accountId, keyId })
       const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(holdWait)

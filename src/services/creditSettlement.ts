@@ -17,9 +17,19 @@ import * as Schedule from "effect/Schedule"
 import { creditsCharged, reservationsOpen } from "../metrics.ts"
 import type { CreditStatements, Outcome, Owner } from "./creditStatements.ts"
 import { Instance } from "./Instance.ts"
+import type { AccountId } from "../domain/ids.ts"
 
 /** How long a settlement whose statement failed is tried again before it is decided as a release. */
 const settleRetryFor = Duration.seconds(3)
+
+/** How long a reservation waits for its account's pending give-backs before it goes on without them. */
+const pendingWait = Duration.seconds(1)
+
+/** A give-back tried in the background, and whose credit it is (unknown when its reservation never arrived). */
+interface Pending {
+  readonly accountId: Option.Option<AccountId>
+  readonly attempt: Effect.Effect<void, SqlError>
+}
 
 export const makeSettlement = ({ abandon, settleStatement, otherHolders, heldBy }: CreditStatements) =>
   Effect.gen(function* () {
@@ -34,9 +44,11 @@ export const makeSettlement = ({ abandon, settleStatement, otherHolders, heldBy 
 
     /**
      * Abandons in the background until the database takes it, so the credit never stays held past
-     * an outage; `reserve` first runs what is still pending (first success wins).
+     * an outage; a reservation first runs what is still pending for its account (first success
+     * wins), so that a credit the database could not take back a moment ago is not missing from
+     * the balance it is checked against.
      */
-    const unsettled = yield* Ref.make(HashMap.empty<string, Effect.Effect<void, SqlError>>())
+    const unsettled = yield* Ref.make(HashMap.empty<string, Pending>())
     const abandonLater = (usageId: string, outcome: Outcome) =>
       Effect.gen(function* () {
         const owner = HashMap.get(yield* Ref.get(live), usageId)
@@ -44,15 +56,24 @@ export const makeSettlement = ({ abandon, settleStatement, otherHolders, heldBy 
         const attempt = abandon(usageId, outcome, owner).pipe(
           Effect.zipRight(Ref.update(unsettled, HashMap.remove(usageId)))
         )
-        yield* Ref.update(unsettled, HashMap.set(usageId, attempt))
+        yield* Ref.update(unsettled, HashMap.set(usageId, { accountId: Option.map(owner, (o) => o.accountId), attempt }))
         yield* attempt.pipe(
           Effect.retry(Schedule.exponential("200 millis").pipe(Schedule.union(Schedule.spaced("5 seconds")))),
           Effect.forkDaemon
         )
       })
-    const abandonPending = Effect.flatMap(Ref.get(unsettled), (pending) =>
-      Effect.forEach(HashMap.values(pending), (attempt) => Effect.ignore(Effect.sandbox(attempt)), { discard: true })
-    )
+    /**
+     * The account's pending give-backs, together and for at most `pendingWait`: another account's
+     * (a row locked, a statement stuck) never holds a request up, and the background goes on with
+     * what is left.
+     */
+    const abandonPending = (accountId: AccountId) =>
+      Effect.flatMap(Ref.get(unsettled), (pending) =>
+        Effect.forEach(
+          [...HashMap.values(pending)].filter((each) => Option.contains(each.accountId, accountId)),
+          ({ attempt }) => Effect.ignore(Effect.sandbox(attempt)),
+          { concurrency: "unbounded", discard: true }
+        )).pipe(Effect.timeoutOption(pendingWait), Effect.asVoid)
 
     /**
      * Fired when a settlement may let a waiting request through or end its wait: a release frees a
