@@ -17,7 +17,9 @@ export interface CheckRow<E> {
   readonly status: number
   readonly message: string | ((error: E) => string)
   /**
-   * Answers given before the body was read close the connection rather than drain the upload. A
+   * Whether the answer closes the connection whatever the body: one announced over 11 MB, or cut
+   * off mid-upload. Other answers given before the body was read leave it to the edge
+   * (http/connections.ts), which drops a small body that comes at once and closes on any other. A
    * body cut at 11 MB while streaming keeps it open: closing a socket with unread bytes makes the
    * kernel reset it, and the client could lose the 413 it has not read yet.
    */
@@ -29,12 +31,12 @@ const notMultipart = "Bad Request, the body must be multipart/form-data"
 const serverError = "Internal Server Error"
 
 export const describeChecks = {
-  ApiKeyMissing: { check: 1, status: 401, message: "Unauthorized, missing Authorization header", closes: true },
-  KeyRejected: { check: 1, status: 401, message: "Unauthorized, invalid token", closes: true },
-  NoCreditLeft: { check: 2, status: 401, message: "Unauthorized, no credit left", closes: true },
+  ApiKeyMissing: { check: 1, status: 401, message: "Unauthorized, missing Authorization header", closes: false },
+  KeyRejected: { check: 1, status: 401, message: "Unauthorized, invalid token", closes: false },
+  NoCreditLeft: { check: 2, status: 401, message: "Unauthorized, no credit left", closes: false },
   RequestTooLarge: { check: 3, status: 413, message: imageTooLarge, closes: (error) => error.announced },
   // The server's memory was busy, not the client's body wrong: retryable and uncharged (§7.3).
-  UploadBudgetTimedOut: { check: 3, status: 500, message: serverError, closes: true },
+  UploadBudgetTimedOut: { check: 3, status: 500, message: serverError, closes: false },
   // A body that does not arrive in time is not a readable form (§7.1); the spec names no timeout.
   UploadTimedOut: { check: 3, status: 400, message: notMultipart, closes: true },
   NotMultipart: { check: 4, status: 400, message: notMultipart, closes: false },

@@ -12,6 +12,7 @@ import sharp from "sharp"
 import { describeChecks, type DescribeErrorTag } from "../../src/domain/describeChecks.ts"
 import { AnswerTooLong, GenerationFailed } from "../../src/domain/errors.ts"
 import { limits } from "../../src/domain/limits.ts"
+import { dropLimits } from "../../src/http/connections.ts"
 import { Accounts } from "../../src/services/Accounts.ts"
 import { ApiKeys } from "../../src/services/ApiKeys.ts"
 import { Describer } from "../../src/services/Describer.ts"
@@ -69,12 +70,19 @@ const plain: Variants = {
 interface Expected {
   readonly status: number
   readonly error: string | ((variants: Variants) => string)
-  /** Whether the answer closes the connection (answers given before the body was read). */
-  readonly closes: boolean | ((variants: Variants) => boolean)
+  /** Whether the answer closes the connection (answers given before the body was read, unless it was dropped). */
+  readonly closes: boolean | ((sent: Sent) => boolean)
   readonly usage: "none" | "refused" | "released"
 }
 
 const imageTooLarge = "Image too large: the maximum is 10 MB"
+
+/** What was sent: the variants, and whether an unread body is read and dropped (http/connections.ts). */
+interface Sent {
+  readonly variants: Variants
+  /** Whole, within `dropLimits.maxBytes`, and not announced past it. */
+  readonly droppable: boolean
+}
 const notMultipart = "Bad Request, the body must be multipart/form-data"
 
 /**
@@ -82,13 +90,14 @@ const notMultipart = "Bad Request, the body must be multipart/form-data"
  * the order the service checks in). A failure without a fault does not compile.
  */
 const answers: { readonly [T in DescribeErrorTag]: Expected } = {
-  ApiKeyMissing: { status: 401, error: "Unauthorized, missing Authorization header", closes: true, usage: "none" },
-  KeyRejected: { status: 401, error: "Unauthorized, invalid token", closes: true, usage: "none" },
-  NoCreditLeft: { status: 401, error: "Unauthorized, no credit left", closes: true, usage: "refused" },
+  // Answered before the body is read: a small body that comes whole is dropped, the connection kept.
+  ApiKeyMissing: { status: 401, error: "Unauthorized, missing Authorization header", closes: (s) => !s.droppable, usage: "none" },
+  KeyRejected: { status: 401, error: "Unauthorized, invalid token", closes: (s) => !s.droppable, usage: "none" },
+  NoCreditLeft: { status: 401, error: "Unauthorized, no credit left", closes: (s) => !s.droppable, usage: "refused" },
   // Announced by Content-Length (answered unread) or counted while a chunked body streams.
-  RequestTooLarge: { status: 413, error: imageTooLarge, closes: (v) => v.framing === "length", usage: "released" },
+  RequestTooLarge: { status: 413, error: imageTooLarge, closes: (s) => s.variants.framing === "length", usage: "released" },
   // The account's share of the upload memory is held (by the test) past the upload deadline.
-  UploadBudgetTimedOut: { status: 500, error: "Internal Server Error", closes: true, usage: "released" },
+  UploadBudgetTimedOut: { status: 500, error: "Internal Server Error", closes: (s) => !s.droppable, usage: "released" },
   // The body stops short of its end.
   UploadTimedOut: { status: 400, error: notMultipart, closes: true, usage: "released" },
   NotMultipart: { status: 400, error: notMultipart, closes: false, usage: "released" },
@@ -339,7 +348,8 @@ const check = (faults: Faults, variants: Variants = plain) =>
       const expected = answers[first]
       const carried: Variants = { ...variants, framing: chunked ? "chunked" : "length" }
       const error = typeof expected.error === "string" ? expected.error : expected.error(carried)
-      const closes = typeof expected.closes === "boolean" ? expected.closes : expected.closes(carried)
+      const droppable = !announced && !faults.UploadTimedOut && sent.length <= dropLimits.maxBytes
+      const closes = typeof expected.closes === "boolean" ? expected.closes : expected.closes({ variants: carried, droppable })
       expect(seen).toEqual({ status: expected.status, contentType: "application/json", body: { error }, closes })
       expect(yield* c.balance).toBe(faults.NoCreditLeft ? 0 : starting)
       expect((yield* c.ledger).length).toBe(faults.NoCreditLeft ? 0 : 1)
