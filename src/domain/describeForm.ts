@@ -83,3 +83,15 @@ export const languageUsed = (language: string | undefined): Either.Either<string
 /** The form's `language`: one cut at its cap (far over 64 characters) is too long, blank or not. */
 export const formLanguage = (field: FormText | undefined): Either.Either<string, LanguageTooLong> =>
   field?.truncated === true ? Either.left(new LanguageTooLong()) : languageUsed(field?.text)
+
+/**
+ * The form as the describe uses it. Browsers send every field of a form, filled or not: an empty
+ * file input as an `image` part of no bytes, an empty text input as a blank value. So an empty
+ * `image` is no file (`No file uploaded`, or the `imageUrl` beside it is used) and a blank `schema`
+ * is no schema (§2.2's default fields), as a blank `language` is no language.
+ */
+export const formAsUsed = (form: DescribeForm): DescribeForm => ({
+  ...form,
+  image: form.image === undefined || form.image.size === 0 ? undefined : form.image,
+  schema: form.schema === undefined || (!form.schema.truncated && form.schema.text.trim() === "") ? undefined : form.schema
+})

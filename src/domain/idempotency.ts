@@ -4,7 +4,7 @@
  */
 import { createHash } from "node:crypto"
 import * as Duration from "effect/Duration"
-import { contextUsed, type DescribeForm, keywordsUsed, languageOrDefault } from "./describeForm.ts"
+import { contextUsed, type DescribeForm, formAsUsed, keywordsUsed, languageOrDefault } from "./describeForm.ts"
 
 /** A stored 200 answers retries for this long. */
 export const replayFor = Duration.hours(24)
@@ -17,7 +17,8 @@ export const isValidKey = (key: string) => /^[\x20-\x7e]{1,255}$/.test(key)
  * context, the default language) and the image's bytes (or its URL), each part length-prefixed so no two
  * requests share a text. A retry built the same way matches; another image or field does not.
  */
-export const requestDigest = (form: DescribeForm) => {
+export const requestDigest = (read: DescribeForm) => {
+  const form = formAsUsed(read)
   const hash = createHash("sha256")
   const part = (value: string | Uint8Array | undefined) => {
     const bytes = typeof value === "string" ? new TextEncoder().encode(value) : value

@@ -13,7 +13,7 @@ import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import { defaultFields, type DescribeRequest, describeResultEntries } from "../domain/describe.ts"
 import { failedCheck } from "../domain/describeChecks.ts"
-import { contextUsed, type DescribeForm, type FormFile, formLanguage, type FormText, keywordsUsed } from "../domain/describeForm.ts"
+import { contextUsed, type DescribeForm, formAsUsed, type FormFile, formLanguage, type FormText, keywordsUsed } from "../domain/describeForm.ts"
 import type { DescribeError, DescriberError } from "../domain/errors.ts"
 import { ImageUrlRefused, InvalidSchema, NoFileUploaded } from "../domain/errors.ts"
 import { parseSchemaFields, schemaRule } from "../domain/schemaFields.ts"
@@ -61,8 +61,9 @@ const imageBytes = (source: FormFile | FormText, accountId: string) =>
     })
 
 /** Checks 4 (the image, the language) and 5 on a read form. */
-const checkForm = (form: DescribeForm) =>
+const checkForm = (read: DescribeForm) =>
   Effect.gen(function* () {
+    const form = formAsUsed(read)
     const source = yield* imageSource(form)
     const language = yield* formLanguage(form.language)
     const fields = form.schema === undefined

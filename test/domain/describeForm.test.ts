@@ -1,8 +1,17 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
-import { contextUsed, firstCharacters, keywordsUsed, languageUsed } from "../../src/domain/describeForm.ts"
+import { contextUsed, firstCharacters, formAsUsed, keywordsUsed, languageUsed } from "../../src/domain/describeForm.ts"
+import { formOf, formText } from "../support/describeForm.ts"
 
 describe("describe form rules (§4.1, §8)", () => {
+  it("an empty file is no file and a blank schema no schema, as browsers send empty inputs; a schema cut at its cap stays (it is refused)", () => {
+    const image = { bytes: new Uint8Array([1]), size: 1 }
+    expect(formAsUsed(formOf({ image: { bytes: new Uint8Array(0), size: 0 }, schema: formText(" \n ") }))).toEqual(formOf({}))
+    expect(formAsUsed(formOf({ image, schema: formText("{}") }))).toEqual(formOf({ image, schema: formText("{}") }))
+    const cut = { text: " ", truncated: true }
+    expect(formAsUsed(formOf({ schema: cut })).schema).toEqual(cut)
+  })
+
   it("uses only the first 1,000 characters of keywords and context", () => {
     expect(keywordsUsed("k".repeat(1500))).toBe("k".repeat(1000))
     expect(contextUsed(`${"c".repeat(999)}😀tail`)).toBe(`${"c".repeat(999)}😀`)

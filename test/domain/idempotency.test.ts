@@ -21,4 +21,10 @@ describe("requestDigest", () => {
     expect(requestDigest(form({ image: file([1]), language: text("  ") }))).toBe(requestDigest(form({ image: file([1]), language: text("en") })))
     expect(requestDigest(form({ image: file([1]) }))).not.toBe(requestDigest(form({ image: file([2]) })))
   })
+
+  it("a blank schema is no schema, and an empty file beside a URL no file: the same request as without them", () => {
+    expect(requestDigest(form({ image: file([1]), schema: text(" ") }))).toBe(requestDigest(form({ image: file([1]) })))
+    expect(requestDigest(form({ image: file([]), imageUrl: text("https://a.test/1.jpg") })))
+      .toBe(requestDigest(form({ imageUrl: text("https://a.test/1.jpg") })))
+  })
 })

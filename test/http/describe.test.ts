@@ -124,6 +124,22 @@ layer(serverWith(servicesOn(pglite, model)), { excludeTestServices: true })("POS
   it.effect("400 `No file uploaded` without an image field", () =>
     refused({ keywords: "a", schema: "{}" }, error(400, "Bad Request, No file uploaded")))
 
+  it.effect("400 `No file uploaded` for an image part of no bytes (a browser's empty file input)", () =>
+    refused({ image: new Uint8Array(0), keywords: "a" }, error(400, "Bad Request, No file uploaded")))
+
+  it.effect("a blank schema field (a browser's empty text input) is no schema: the default fields, alt_text included", () =>
+    Effect.gen(function* () {
+      const c = yield* customer(2)
+      for (const schema of ["", "  \r\n "]) {
+        expect(yield* postDescribe({ image: jpeg, schema }, c.token)).toEqual({
+          status: 200,
+          contentType: "application/json",
+          body: { title: "title in en", alternativeText: "alternativeText in en", caption: "caption in en", alt_text: "alternativeText in en" }
+        })
+      }
+      expect(yield* c.balance).toBe(0)
+    }))
+
   it.effect("400 for a language over 64 characters", () =>
     refused({ image: jpeg, language: "x".repeat(65) }, error(400, "Bad Request, language must be at most 64 characters")))
 

@@ -136,6 +136,11 @@ layer(serverWith(services), { excludeTestServices: true })("POST /api/describe w
       expect([answer.status, balance, hits.get("/never")]).toEqual([200, 1, undefined])
     }))
 
+  it.effect("with an empty file part beside the URL (a browser's empty file input), the URL is fetched", () =>
+    Effect.gen(function* () {
+      expect(yield* describeUrl(at("/photo.jpg"), new Uint8Array(0))).toEqual({ answer: { status: 200, contentType: "application/json", body: echoed }, balance: 1 })
+    }))
+
   it.effect("a 404 from the server: 400, uncharged", () =>
     Effect.gen(function* () {
       expect(yield* describeUrl(at("/missing"))).toEqual({ answer: fetchFailed("the server answered 404"), balance: 2 })
