@@ -85,11 +85,18 @@ const isPathOf = (route: string, path: string): boolean => {
     routeSegments.every((segment, at) => segment.startsWith(":") || segment === pathSegments[at])
 }
 
+/**
+ * A 405 with `Allow` for a known path asked with another method; a 404 otherwise, also for a path
+ * whose route takes this method but which the router refused itself (an id it cannot decode, such
+ * as `%ff`, or one past its length limit).
+ */
 const notRouted = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   const path = routedPath(request.url)
   const allow = allowed.get(path) ?? [...allowed].find(([route]) => isPathOf(route, path))?.[1]
-  return allow === undefined ? errorResponse(404, "Not found") : errorResponse(405, "Method not allowed", { allow })
+  return allow === undefined || allow.split(", ").includes(request.method)
+    ? errorResponse(404, "Not found")
+    : errorResponse(405, "Method not allowed", { allow })
 })
 
 export const router = Effect.catchTag(routes, "RouteNotFound", () => notRouted)

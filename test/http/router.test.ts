@@ -48,6 +48,15 @@ layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("methods an
       }
     }))
 
+  it.effect("a path whose route takes the method but whose id the router refuses (undecodable, too long): 404, not 405", () =>
+    Effect.gen(function* () {
+      const c = yield* customer(1)
+      for (const path of ["/api/batches/%ff", `/api/batches/${"x".repeat(5000)}`]) {
+        expect([path.slice(0, 20), yield* send("GET", path, { authorization: `Bearer ${c.token}` })])
+          .toEqual([path.slice(0, 20), { status: 404, allow: undefined, body: JSON.stringify({ error: "Not found" }) }])
+      }
+    }))
+
   it.effect("HEAD answers as GET does, without the body; no credit is used", () =>
     Effect.gen(function* () {
       const c = yield* customer(2)
