@@ -3,6 +3,7 @@
  * way to tell whether the process that made a reservation is still running (README, Operations: Credits and the database).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -42,7 +43,9 @@ export class Instance extends Context.Tag("Instance")<Instance, {
           () => own.executeRaw(lock("advisory_unlock"), [id]).pipe(Effect.ignore)
         )
         yield* Deferred.succeed(held, undefined)
-        yield* own.executeRaw("SELECT 1", []).pipe(Effect.repeat(Schedule.spaced("1 second")))
+        // On the real clock whatever the service's: a keep-alive of a connection, which a test that
+        // moves its clock a day on would otherwise run 86,400 times.
+        yield* own.executeRaw("SELECT 1", []).pipe(Effect.repeat(Schedule.spaced("1 second")), Effect.withClock(Clock.make()))
       }).pipe(Effect.scoped)
       yield* Effect.forkScoped(holdLock.pipe(Effect.retry(Schedule.spaced("1 second"))))
       yield* Deferred.await(held)
