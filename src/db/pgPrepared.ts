@@ -32,38 +32,43 @@ export const prepareStatements = (client: Pg.ClientBase): void => {
   const run = client.query.bind(client) as Query
   const names = new Map<string, string>()
 
-  /** Closes `text`'s statement, then runs `next`: one statement at a time on the session. */
-  const close = (text: string, next: () => unknown) => {
-    const name = names.get(text)
-    if (name === undefined) return next()
-    names.delete(text)
-    const parsed = parsedNames(client)
-    if (parsed !== undefined) delete parsed[name]
-    return run(`DEALLOCATE ${name}`, () => next())
-  }
+  /**
+   * Closes a statement, then runs `next`. Sent behind what the session has queued, so a statement
+   * already queued under the name still finds it; the driver forgets the name once it is closed.
+   */
+  const close = (name: string, next: () => unknown = () => undefined) =>
+    run(`DEALLOCATE ${name}`, () => {
+      const parsed = parsedNames(client)
+      if (parsed !== undefined) delete parsed[name]
+      return next()
+    })
 
-  /** The session's name for `text`, once the oldest is closed when there is no room for one more. */
-  const named = (text: string, next: (name: string) => unknown) => {
+  /** The session's name for `text`; past `maxPrepared` texts the oldest is given up at once and closed. */
+  const nameOf = (text: string) => {
     const known = names.get(text)
-    if (known !== undefined) return next(known)
-    const make = () => {
-      const name = `effect_${++counter}`
-      names.set(text, name)
-      return next(name)
+    if (known !== undefined) return known
+    const oldest = names.entries().next().value
+    if (names.size >= maxPrepared && oldest !== undefined) {
+      names.delete(oldest[0])
+      close(oldest[1])
     }
-    return names.size >= maxPrepared ? close(names.keys().next().value as string, make) : make()
+    const name = `effect_${++counter}`
+    names.set(text, name)
+    return name
   }
 
   const prepared: Query = (config, values, callback) => {
     if (typeof config !== "string" || !Array.isArray(values) || values.length === 0 || callback === undefined) {
       return run(config, values, callback)
     }
-    const attempt = (again: boolean): unknown =>
-      named(config, (name) =>
-        run({ name, text: config, values }, undefined, (error, result) =>
-          error !== null && again && planChanged(error)
-            ? close(config, () => (client.getTransactionStatus() === "I" ? attempt(false) : callback(error, result)))
-            : callback(error, result)))
+    const attempt = (again: boolean): unknown => {
+      const name = nameOf(config)
+      return run({ name, text: config, values }, undefined, (error, result) => {
+        if (error === null || !again || !planChanged(error)) return callback(error, result)
+        if (names.get(config) === name) names.delete(config)
+        return close(name, () => (client.getTransactionStatus() === "I" ? attempt(false) : callback(error, result)))
+      })
+    }
     return attempt(true)
   }
   client.query = prepared as typeof client.query

@@ -56,6 +56,24 @@ describe.skipIf(!postgresUrl)("PostgreSQL sessions keep the service's statements
       expect((yield* prepared).length).toBe(maxPrepared)
     })))
 
+  it.effect(`statements queued together on one session: a text closed to make room still runs, and a burst stays within ${maxPrepared}`, () =>
+    onFreshDatabase(Effect.gen(function* () {
+      const { prepared, run } = yield* session
+      const texts = Array.from({ length: maxPrepared }, (_, i) => `SELECT $1::int + ${i} AS n`)
+      for (const text of texts) yield* run(text, [1])
+      // Queued behind a slow one: the oldest text, and a new text that closes it to make room.
+      const answers = yield* Effect.all([
+        run("SELECT pg_sleep($1::float) IS NULL AS slept", [0.1]),
+        run(texts[0] ?? "", [1]),
+        run("SELECT $1::int AS fresh", [7])
+      ], { concurrency: "unbounded" })
+      expect(answers).toEqual([[{ slept: false }], [{ n: 1 }], [{ fresh: 7 }]])
+      const burst = Array.from({ length: 300 }, (_, i) => `SELECT $1::int * ${i} AS n`)
+      const results = yield* Effect.forEach(burst, (text) => run(text, [2]), { concurrency: "unbounded" })
+      expect(results.map((rows) => rows[0])).toEqual(burst.map((_, i) => ({ n: 2 * i })))
+      expect((yield* prepared).length).toBeLessThanOrEqual(maxPrepared)
+    })))
+
   it.effect("a table whose columns changed under a prepared SELECT *: prepared again, the answer has the new column", () =>
     onFreshDatabase(Effect.gen(function* () {
       const { run } = yield* session
