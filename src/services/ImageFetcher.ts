@@ -4,9 +4,9 @@
  * and checked (checkedAddress.ts) before it is connected to, one deadline for all the hops
  * and the body (`IMAGE_URL_TIMEOUT_MS`), at most 10 MB (imageUrlGet.ts).
  *
- * The fetched bytes are held from the upload budget (UploadBudget.ts) as they arrive, as a chunked
- * upload's are, until the image is prepared: without it, one account's 60 fetches at once took the
- * process from 0.2 to 1.8 GB. A wait for the budget counts in the fetch's deadline.
+ * The image is held from the upload budget (UploadBudget.ts) from before its body is read until it
+ * is prepared (imageUrlGet.ts): without it, one account's 60 fetches at once took the process from
+ * 0.2 to 1.8 GB. A wait for the budget counts in the fetch's deadline.
  */
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -21,7 +21,7 @@ import { getHop, type Take } from "./imageUrlGet.ts"
 export type { ImageFetcherSettings }
 
 export interface ImageFetcherShape {
-  /** The image at `url`, its bytes held with `take` as they arrive. */
+  /** The image at `url`, its length held with `take` before its body is read. */
   readonly fetch: (url: string, take: Take) => Effect.Effect<Uint8Array, ImageUrlRefused | ImageUrlFetchFailed | ImageTooLarge>
 }
 

@@ -2,9 +2,11 @@
  * One hop of an image fetch (ImageFetcher.ts): a GET to an address already checked, the URL's host
  * name kept for the Host header and TLS (SNI and the certificate's name). The answer is a redirect,
  * or the body read as it streams and counted: past §8's 10 MB (announced or counted) it is read no
- * further and the request fails with the 413 of an image over 10 MB. Each piece of the body read
- * is held from the upload budget (`take`) before the next is read, so when the budget is spent a
- * fetched image waits in the sender's socket, not in memory.
+ * further and the request fails with the 413 of an image over 10 MB. Before its body is read, the
+ * image's announced length (10 MB when it announces none) is held from the upload budget
+ * (`take`), all at once as an upload's is: while the budget is spent the image waits in the
+ * sender's socket, not in memory, and fetches that each held part of an image cannot wait on each
+ * other for the rest.
  */
 import http from "node:http"
 import https from "node:https"
@@ -19,7 +21,7 @@ export type HopAnswer =
   | { readonly _tag: "redirect"; readonly location: string }
   | { readonly _tag: "image"; readonly bytes: Uint8Array }
 
-/** Holds `bytes` of the budget for the request; waits while it is spent. */
+/** Holds `bytes` of the budget for the request, all at once; waits while they are not free. */
 export type Take = (bytes: number) => Effect.Effect<void>
 
 const redirects = new Set([301, 302, 303, 307, 308])
@@ -80,8 +82,8 @@ const nextPiece = (response: http.IncomingMessage) =>
     return Effect.sync(stop)
   })
 
-/** The body, each piece held from the budget before the next is read; past 10 MB, `ImageTooLarge`. */
-const bodyOf = (response: http.IncomingMessage, take: Take) =>
+/** The body; past 10 MB, `ImageTooLarge`. */
+const bodyOf = (response: http.IncomingMessage) =>
   Effect.gen(function* () {
     const chunks: Array<Buffer> = []
     let received = 0
@@ -91,7 +93,6 @@ const bodyOf = (response: http.IncomingMessage, take: Take) =>
       received += piece.value.length
       if (received > limits.imageBytes) return yield* new ImageTooLarge()
       chunks.push(piece.value)
-      yield* take(piece.value.length)
     }
   })
 
@@ -104,5 +105,6 @@ export const getHop = (url: URL, checked: ResolvedAddress, take: Take): Effect.E
     if (status < 200 || status > 299) return yield* failed(`the server answered ${status}`)
     const announced = Number(response.headers["content-length"])
     if (Number.isFinite(announced) && announced > limits.imageBytes) return yield* new ImageTooLarge()
-    return { _tag: "image", bytes: yield* bodyOf(response, take) } as const
+    yield* take(Number.isFinite(announced) ? announced : limits.imageBytes)
+    return { _tag: "image", bytes: yield* bodyOf(response) } as const
   }))

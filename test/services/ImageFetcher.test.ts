@@ -1,63 +1,78 @@
 /**
- * An image fetched by URL is held from the upload budget as it arrives (ImageFetcher.ts): every
- * byte read is taken first, and while the budget is spent the fetch reads no further, leaving the
- * rest in the sender's socket (30 such fetches of 9 MB held 67 MB more than before they began,
- * against 555 MB when the fetch read on).
+ * An image fetched by URL is held from the upload budget before its body is read (imageUrlGet.ts):
+ * its announced length, or the 10 MB cap when it announces none, all at once, so that fetches
+ * holding part of an image each never wait on each other for the rest.
  */
 import http from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll } from "vitest"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Duration, Effect } from "effect"
+import { limits } from "../../src/domain/limits.ts"
 import { parseAllowList } from "../../src/domain/publicAddress.ts"
 import { HostResolver } from "../../src/services/HostResolver.ts"
 import { ImageFetcher } from "../../src/services/ImageFetcher.ts"
+import * as UploadBudget from "../../src/services/UploadBudget.ts"
 
 const MB = 1024 * 1024
-const image = new Uint8Array(9 * MB).fill(0xab)
-const server = http.createServer((_, response) => {
-  // No Content-Length: the body is counted as it comes.
-  response.writeHead(200, { "content-type": "image/jpeg" })
+const image = new Uint8Array(3 * MB).fill(0xab)
+
+/**
+ * `/announced` sends a Content-Length, `/streamed` none, both the image in 64 KiB pieces as fast
+ * as the socket takes them; `/slow` announces it and sends a piece every 5 ms, so that fetches at
+ * once all have part of it in flight.
+ */
+const server = http.createServer((request, response) => {
+  response.writeHead(200, request.url === "/streamed" ? {} : { "content-length": image.length })
   let at = 0
-  const more = () => {
+  const more = (): unknown => {
     while (at < image.length && !response.destroyed) {
       const piece = image.subarray(at, at + 64 * 1024)
       at += piece.length
-      if (!response.write(piece)) return response.once("drain", more)
+      const later = request.url === "/slow" ? () => setTimeout(more, 5) : more
+      if (!response.write(piece)) return response.once("drain", later)
+      if (request.url === "/slow") return later()
     }
-    if (!response.destroyed) response.end()
+    return response.destroyed || response.end()
   }
   more()
 })
 await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-const url = `http://images.test:${(server.address() as AddressInfo).port}/photo.jpg`
+const at = (path: string) => `http://images.test:${(server.address() as AddressInfo).port}${path}`
 afterAll(() => {
   server.closeAllConnections()
   server.close()
 })
 
-const fetcher = ImageFetcher.make({ allow: parseAllowList("images.test").allow, timeout: Duration.seconds(2) })
+const fetcher = ImageFetcher.make({ allow: parseAllowList("images.test").allow, timeout: Duration.seconds(3) })
 const onTestHost = <A, E>(effect: Effect.Effect<A, E>) => Effect.provideService(effect, HostResolver, HostResolver.fixed({ "images.test": ["127.0.0.1"] }))
 
 describe("ImageFetcher and the upload budget", () => {
-  it.live("every byte of the image is taken from the budget as it is read", () =>
+  it.live("the announced length is held once, before the body; without one, the 10 MB cap", () =>
     Effect.gen(function* () {
-      let taken = 0
-      const bytes = yield* onTestHost(fetcher.fetch(url, (n) => Effect.sync(() => void (taken += n))))
-      expect([bytes.length, taken]).toEqual([image.length, image.length])
+      for (const [path, held] of [["/announced", image.length], ["/streamed", limits.imageBytes]] as const) {
+        const takes: Array<number> = []
+        const bytes = yield* onTestHost(fetcher.fetch(at(path), (n) => Effect.sync(() => void takes.push(n))))
+        expect([path, bytes.length, takes]).toEqual([path, image.length, [held]])
+      }
     }))
 
-  it.live("with the budget spent after 1 MB, nothing more is read: the rest waits in the sender's socket, until the deadline", () =>
+  it.live("with the budget spent, the body is not read: the fetch waits, until its deadline", () =>
     Effect.gen(function* () {
-      let taken = 0
       const never = yield* Deferred.make<void>()
-      const take = (n: number) => Effect.suspend(() => {
-        taken += n
-        return taken > MB ? Deferred.await(never) : Effect.void
-      })
-      const failure = yield* Effect.flip(onTestHost(fetcher.fetch(url, take)))
-      expect(failure).toMatchObject({ _tag: "ImageUrlFetchFailed", reason: "no complete answer within 2 s" })
-      // One piece past the budget was read; the rest stayed with the sender and the kernel.
-      expect(taken).toBeLessThan(MB + 128 * 1024)
+      const failure = yield* Effect.flip(onTestHost(fetcher.fetch(at("/announced"), () => Deferred.await(never))))
+      expect(failure).toMatchObject({ _tag: "ImageUrlFetchFailed", reason: "no complete answer within 3 s" })
+    }))
+
+  it.scopedLive("more fetches at once than one account's share holds: each waits its turn and all finish", () =>
+    Effect.gen(function* () {
+      // A share of 11 MB: three 3 MB images at a time.
+      const budget = yield* UploadBudget.make(22 * MB, Effect.void)
+      const patient = ImageFetcher.make({ allow: parseAllowList("images.test").allow, timeout: Duration.seconds(10) })
+      const one = Effect.scoped(Effect.gen(function* () {
+        const held = yield* budget.hold("one account")
+        return (yield* onTestHost(patient.fetch(at("/slow"), held.take))).length
+      }))
+      expect(yield* Effect.all(Array.from({ length: 12 }, () => one), { concurrency: "unbounded" })).toEqual(Array.from({ length: 12 }, () => image.length))
     }))
 })
