@@ -11,7 +11,6 @@
 import http from "node:http"
 import https from "node:https"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import { ImageTooLarge, ImageUrlFetchFailed } from "../domain/errors.ts"
 import { limits } from "../domain/limits.ts"
 import { checkedLookup } from "./checkedAddress.ts"
@@ -50,20 +49,20 @@ const answerTo = (url: URL, checked: ResolvedAddress) =>
     (response) => Effect.sync(() => response.destroy())
   )
 
-/**
- * The next piece of the body, the body paused again once it has come (nothing more is read until
- * it is asked for); none at its end. A body that ends before its length is cut short.
- */
-const nextPiece = (response: http.IncomingMessage) =>
-  Effect.async<Option.Option<Buffer>, ImageUrlFetchFailed>((resume) => {
+/** The body, counted as it comes; past 10 MB, `ImageTooLarge` (the scope then closes the connection). */
+const bodyOf = (response: http.IncomingMessage) =>
+  Effect.async<Uint8Array, ImageUrlFetchFailed | ImageTooLarge>((resume) => {
+    const chunks: Array<Buffer> = []
+    let received = 0
     const onData = (chunk: Buffer) => {
-      response.pause()
+      received += chunk.length
+      if (received <= limits.imageBytes) return chunks.push(chunk)
       stop()
-      resume(Effect.succeed(Option.some(chunk)))
+      resume(Effect.fail(new ImageTooLarge()))
     }
     const onEnd = () => {
       stop()
-      resume(response.complete ? Effect.succeed(Option.none()) : Effect.fail(failed(cutShort)))
+      resume(response.complete ? Effect.succeed(new Uint8Array(Buffer.concat(chunks, received))) : Effect.fail(failed(cutShort)))
     }
     const onError = () => {
       stop()
@@ -74,26 +73,10 @@ const nextPiece = (response: http.IncomingMessage) =>
       response.off("end", onEnd)
       response.off("error", onError)
     }
-    if (response.readableEnded) return onEnd()
     response.on("data", onData)
     response.once("end", onEnd)
     response.once("error", onError)
-    response.resume()
     return Effect.sync(stop)
-  })
-
-/** The body; past 10 MB, `ImageTooLarge`. */
-const bodyOf = (response: http.IncomingMessage) =>
-  Effect.gen(function* () {
-    const chunks: Array<Buffer> = []
-    let received = 0
-    while (true) {
-      const piece = yield* nextPiece(response)
-      if (Option.isNone(piece)) return new Uint8Array(Buffer.concat(chunks, received))
-      received += piece.value.length
-      if (received > limits.imageBytes) return yield* new ImageTooLarge()
-      chunks.push(piece.value)
-    }
   })
 
 export const getHop = (url: URL, checked: ResolvedAddress, take: Take): Effect.Effect<HopAnswer, ImageUrlFetchFailed | ImageTooLarge> =>
