@@ -84,11 +84,19 @@ if (serverUrl) {
         const id = (created.body as Batch).id
         const batchAt = (url: string) => Effect.map(fetchJson(`${url}/api/batches/${id}`, { headers: auth }), (seen) => seen.body as Batch)
 
-        // Killed once a fair part of the batch is done, with items in flight on both.
+        // Killed once a fair part of the batch is done and both processes hold running items (read
+        // from the table, not assumed: on a loaded machine one process can sit idle for a while).
         yield* batchAt(b.url).pipe(
           Effect.filterOrFail((batch) => batch.counts["succeeded"]! + batch.counts["failed"]! >= 40, () => "not yet"),
           Effect.retry(Schedule.spaced("20 millis"))
         )
+        yield* inStore(store)(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+          sql<{ n: number }>`SELECT count(DISTINCT claimed_by)::int AS n FROM batch_items
+            WHERE batch_id = ${id} AND state = 'running'`)).pipe(
+            Effect.orDie,
+            Effect.filterOrFail(([running]) => running?.n === 2, () => "not both running"),
+            Effect.retry(Schedule.spaced("5 millis"))
+          )
         expect((yield* a.stop("SIGKILL")).signal).toBe("SIGKILL")
 
         const batch = yield* batchAt(b.url).pipe(
