@@ -3,7 +3,8 @@
  * arrives, then `end` gives the parts kept, or undefined when the body was not a complete,
  * well-framed form. Never throws; keeps at most each field's cap, one part's headers and a tail
  * shorter than the delimiter. Which fields are kept, and how much of each, is the caller's
- * (multipart.ts); the first part of each name is kept, any other part is only counted.
+ * (multipart.ts); the first part of each name is kept, any other part is only counted, except
+ * that an empty part gives way to a later one of its name (an empty file input, then a real one).
  */
 import { CappedBytes } from "./cappedBytes.ts"
 import { DelimiterLine, HeaderBlock } from "./partFraming.ts"
@@ -140,12 +141,15 @@ const readHeaders = <F extends string>(s: ParserState<F>, data: Uint8Array, from
   return data.length
 }
 
-/** Keeps the part if it is the first with a name we read; anything else is only counted. */
+/**
+ * Keeps the part if it is the first with a name we read, or the first after parts of its name
+ * that were empty (what a browser sends for a file input left empty); anything else is only counted.
+ */
 const openPart = <F extends string>(s: ParserState<F>): boolean => {
   const name = s.header.fieldName(s.caps)
   if (name === false) return false
   s.phase = "content"
-  if (name !== undefined && !s.fields.has(name)) {
+  if (name !== undefined && (s.fields.get(name)?.size ?? 0) === 0) {
     s.part = new CappedBytes(s.caps[name], s.contentLength === undefined ? undefined : s.contentLength - s.written)
     s.fields.set(name, s.part)
   }

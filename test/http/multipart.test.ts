@@ -255,6 +255,21 @@ describe("parseFormWithinBodyLimit", () => {
       expect(yield* read(body)).toEqual(form({ image: file("GIF89a-first"), schema: text("first") }))
     }))
 
+  it.effect("an empty part gives way to a later one of its name with bytes (an empty file input, then a real one)", () =>
+    Effect.gen(function* () {
+      const body = multipartBody(B, [
+        { name: "image", filename: "", contentType: "application/octet-stream", data: "" },
+        { name: "schema", data: "" },
+        { name: "image", filename: "a.gif", data: "GIF89a-second" },
+        { name: "schema", data: "second" },
+        { name: "image", filename: "b.gif", data: "GIF89a-third" }
+      ])
+      expect(yield* read(body)).toEqual(form({ image: file("GIF89a-second"), schema: text("second") }))
+      // Only empty parts: the first stands, empty.
+      expect(yield* read(multipartBody(B, [{ name: "image", data: "" }, { name: "image", data: "" }])))
+        .toEqual(form({ image: file("") }))
+    }))
+
   it.effect("__proto__ and constructor are ignored field names, and pollute nothing", () =>
     Effect.gen(function* () {
       const body = multipartBody(B, [
@@ -467,9 +482,12 @@ describe("parseFormWithinBodyLimit", () => {
       .filter((ps) => ps.every((p) => !Buffer.from(bytesOf(p.data)).includes(delimiter)))
     const cuts = fc.array(fc.nat(), { maxLength: 12 })
 
-    /** What the form must be: for each field, the first part with its name. */
+    /** What the form must be: for each field, the first part with its name and bytes, else the first with its name. */
     const expected = (ps: ReadonlyArray<PartSpec>): DescribeForm => {
-      const first = (name: string) => ps.find((p) => p.name === name)?.data
+      const first = (name: string) => {
+        const named = ps.filter((p) => p.name === name)
+        return (named.find((p) => bytesOf(p.data).length > 0) ?? named[0])?.data
+      }
       const textOf = (name: string) => {
         const data = first(name)
         return data === undefined ? undefined : text(typeof data === "string" ? data : new TextDecoder().decode(data))
