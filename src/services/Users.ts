@@ -143,7 +143,7 @@ export class Users extends Effect.Service<Users>()("Users", {
     /**
      * A logged-in user's new password. The current one is checked as a log-in is, bounds included,
      * so this form is no way around them to guess it; a new password that breaks the rules costs
-     * no attempt. Every other session of the user ends.
+     * no attempt. Every other session of the user ends, and every reset link not yet used.
      */
     const changePassword = (change: ChangePassword) =>
       Effect.gen(function* () {
@@ -152,7 +152,8 @@ export class Users extends Effect.Service<Users>()("Users", {
         const passwordHash = yield* hashPassword(password)
         yield* Effect.all([
           sql`UPDATE dashboard_users SET password_hash = ${passwordHash} WHERE id = ${change.userId}`,
-          sql`DELETE FROM sessions WHERE user_id = ${change.userId} AND id <> ${change.keepSession}`
+          sql`DELETE FROM sessions WHERE user_id = ${change.userId} AND id <> ${change.keepSession}`,
+          rows.spendResets(change.userId)
         ], { discard: true }).pipe(sql.withTransaction, Effect.orDie)
       }).pipe(Effect.withSpan("Users.changePassword"))
 

@@ -37,7 +37,7 @@ export const makeUserLinks = (sql: SqlClient.SqlClient, accounts: Accounts, rows
       return { user, token, expiresAt }
     }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Users.invite"))
 
-  /** A new reset token for a user; earlier ones stay valid until used or expired. */
+  /** A new reset token for a user; earlier ones stay valid until used, expired, or a password is set. */
   const newReset = (user: DashboardUser) =>
     Effect.gen(function* () {
       const token = randomToken()
@@ -121,8 +121,8 @@ export const makeUserLinks = (sql: SqlClient.SqlClient, accounts: Accounts, rows
     }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Users.pendingPasswordReset"))
 
   /**
-   * Sets a new password with a reset token and ends every session of the user, in one
-   * transaction. The row is locked and re-checked (`FOR UPDATE`), so of two concurrent uses of
+   * Sets a new password with a reset token, spends every reset link of the user (this one and any
+   * other) and ends every session of the user, in one transaction. The row is locked and re-checked (`FOR UPDATE`), so of two concurrent uses of
    * one token only the first sets a password; the other finds it used. The password is hashed
    * before, so no lock is held for the time Argon2id takes.
    */
@@ -138,7 +138,7 @@ export const makeUserLinks = (sql: SqlClient.SqlClient, accounts: Accounts, rows
           FOR UPDATE OF r`
         if (row === undefined) return yield* new PasswordResetInvalid({ reason: "spent" })
         yield* sql`UPDATE dashboard_users SET password_hash = ${passwordHash} WHERE id = ${row.id}`
-        yield* sql`UPDATE password_resets SET used_at = ${at} WHERE token_hash = ${tokenHash(token)}`
+        yield* rows.spendResets(row.id)
         yield* sql`DELETE FROM sessions WHERE user_id = ${row.id}`
         return new DashboardUser(row)
       }).pipe(sql.withTransaction)

@@ -35,7 +35,14 @@ export const makeUserRows = (sql: SqlClient.SqlClient, credits: Credits, signupC
   const welcomeCredits = (accountId: AccountId) =>
     signupCredits === 0 ? Effect.void : credits.grant(accountId, signupCredits, "sign-up credits").pipe(Effect.orDie, Effect.asVoid)
 
-  return { findCredentials, emailTaken, insertUser, welcomeCredits } as const
+  /**
+   * Spends every reset link of the user not yet used: a new password, however it was set, ends
+   * them all, so a link left in a mailbox someone else reads no longer opens the account.
+   */
+  const spendResets = (userId: string) =>
+    Effect.flatMap(now, (at) => sql`UPDATE password_resets SET used_at = ${at} WHERE user_id = ${userId} AND used_at IS NULL`)
+
+  return { findCredentials, emailTaken, insertUser, welcomeCredits, spendResets } as const
 }
 
 export type UserRows = ReturnType<typeof makeUserRows>

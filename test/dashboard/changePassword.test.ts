@@ -6,7 +6,7 @@ import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel } from "effect"
 import { loginFailures } from "../../src/services/attempts.ts"
 import { backends } from "../support/database.ts"
-import { baseUrl, csrfOf, onPage, password, signedUp, visitor } from "../support/dashboard.ts"
+import { baseUrl, csrfOf, onPage, password, resetLink, signedUp, visitor } from "../support/dashboard.ts"
 import type { Visitor } from "../support/dashboard.ts"
 import { serverWith } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
@@ -33,6 +33,8 @@ for (const backend of backends) {
       Effect.gen(function* () {
         const browser = yield* signedUp(yield* baseUrl, { email: "change@example.com" })
         const other = yield* loggedIn("change@example.com", password)
+        // A reset link made before the change, which the change spends.
+        const pending = yield* resetLink("change@example.com")
         expect(other.status).toBe(303)
         onPage((yield* browser.get("/dashboard")).body, `<a href="/dashboard/password">Change password</a>`)
         const form = yield* browser.get("/dashboard/password")
@@ -53,6 +55,7 @@ for (const backend of backends) {
         expect([ended.status, ended.location]).toEqual([303, "/dashboard/login"])
         expect((yield* loggedIn("change@example.com", password)).status).toBe(401)
         expect((yield* loggedIn("change@example.com", newPassword)).status).toBe(303)
+        expect((yield* visitor(yield* baseUrl).get(pending.path)).status).toBe(410)
       }))
 
     it.effect(`a wrong current password is a failed log-in: after ${loginFailures.perAccountAndAddress}, even the right one is refused (429) from this address, not from another`, () =>

@@ -4,28 +4,14 @@
  */
 import { describe, expect, it, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Effect, Fiber, Layer, Logger, LogLevel, Schedule, Schema } from "effect"
-import { runCommand } from "../../src/cli/commands.ts"
+import { Effect, Fiber, Layer, Logger, LogLevel, Schedule } from "effect"
 import { backends, postgresSkipReason, postgresUrl } from "../support/database.ts"
-import { baseUrl, csrfOf, onPage, password, signedUp, visitor } from "../support/dashboard.ts"
+import { baseUrl, csrfOf, onPage, password, resetLink, signedUp, visitor } from "../support/dashboard.ts"
 import { serverWith } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
 
 const quiet = Logger.minimumLogLevel(LogLevel.Warning)
 const newPassword = "a brand new passphrase"
-
-const ResetLink = Schema.Struct({ email: Schema.String, url: Schema.String, expiresAt: Schema.String })
-
-/** The operator's `user reset-link`: the path and query of the link it prints. */
-const resetLink = (email: string) =>
-  runCommand({ _tag: "UserResetLink", email }).pipe(
-    Effect.flatMap(Schema.decodeUnknown(ResetLink)),
-    Effect.orDie,
-    Effect.map(({ url }) => {
-      const link = new URL(url)
-      return { path: `${link.pathname}${link.search}`, token: link.searchParams.get("token") ?? "" }
-    })
-  )
 
 /** The status of a log-in with these credentials, from a browser of its own. */
 const logInStatus = (email: string, secret: string) =>
@@ -120,6 +106,19 @@ for (const backend of backends) {
         onPage(again.body, "This password-reset link cannot be used", "Ask the operator of this service for a new link")
         expect((yield* submit(link.token, "yet another passphrase")).status).toBe(410)
         expect(yield* logInStatus("once@example.com", winner)).toBe(303)
+      }))
+
+    it.effect("a new password spends every other link of the user too (410), so a link read by someone else no longer opens the account", () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        yield* signedUp(base, { email: "two-links@example.com" })
+        const [used, other] = [yield* resetLink("two-links@example.com"), yield* resetLink("two-links@example.com")]
+        const done = yield* submit(used.token, newPassword)
+        expect(done.status).toBe(303)
+        expect((yield* visitor(base).get(other.path)).status).toBe(410)
+        expect((yield* submit(other.token, "the intruder's passphrase")).status).toBe(410)
+        expect(yield* logInStatus("two-links@example.com", "the intruder's passphrase")).toBe(401)
+        expect(yield* logInStatus("two-links@example.com", newPassword)).toBe(303)
       }))
 
     it.effect("an expired link (410) or an unknown one (404) is refused and changes nothing", () =>

@@ -3,8 +3,9 @@
  * redirect following (tests look at each 303), and the `Origin` a browser sends with its posts.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { expect } from "vitest"
+import { runCommand } from "../../src/cli/commands.ts"
 import { Credits } from "../../src/services/Credits.ts"
 import { serverPort } from "./describe.ts"
 import { AccountId } from "../../src/domain/ids.ts"
@@ -109,3 +110,16 @@ export const accountOf = (email: string) =>
  */
 export const onPage = (page: string, ...texts: ReadonlyArray<string>) =>
   expect(texts.filter((text) => !page.includes(text)), "missing from the page").toEqual([])
+
+const ResetLink = Schema.Struct({ email: Schema.String, url: Schema.String, expiresAt: Schema.String })
+
+/** The operator's `user reset-link`: the path and query of the link it prints, and its token. */
+export const resetLink = (email: string) =>
+  runCommand({ _tag: "UserResetLink", email }).pipe(
+    Effect.flatMap(Schema.decodeUnknown(ResetLink)),
+    Effect.orDie,
+    Effect.map(({ url }) => {
+      const link = new URL(url)
+      return { path: `${link.pathname}${link.search}`, token: link.searchParams.get("token") ?? "" }
+    })
+  )
