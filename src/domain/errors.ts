@@ -112,9 +112,12 @@ export class ImageUrlFetchFailed extends Schema.TaggedError<ImageUrlFetchFailed>
 /** Check 7: the answer would exceed the output budget (~1,500 words for all fields). */
 export class AnswerTooLong extends Schema.TaggedError<AnswerTooLong>()("AnswerTooLong", {}) {}
 
-/** Check 7: the model failed, timed out or answered something unusable. Never shown to clients. */
+/**
+ * Check 7: the model failed, timed out or answered something unusable (domain/describeAnswer.ts:
+ * too long or empty where the request gave no schema). Never shown to clients.
+ */
 export class GenerationFailed extends Schema.TaggedError<GenerationFailed>()("GenerationFailed", {
-  reason: Schema.Literal("failed", "timeout", "invalid-answer", "refusal")
+  reason: Schema.Literal("failed", "timeout", "invalid-answer", "refusal", "too-long", "empty-answer")
 }) {}
 
 export type ImageError = InvalidImageFile | ImageTooLarge | ImageTooManyPixels | ImageTooManyScans | ImageTooManyFrames | ImageProcessingFailed

@@ -12,6 +12,7 @@ import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import { defaultFields, type DescribeRequest, describeResultEntries } from "../domain/describe.ts"
+import { answerAsUsed } from "../domain/describeAnswer.ts"
 import { failedCheck } from "../domain/describeChecks.ts"
 import { contextUsed, type DescribeForm, formAsUsed, type FormFile, formLanguage, type FormText, keywordsUsed } from "../domain/describeForm.ts"
 import type { DescribeError, DescriberError } from "../domain/errors.ts"
@@ -109,7 +110,9 @@ const describeUpload = <E extends DescribeError, R>(form: Effect.Effect<Describe
       const [started, generation] = yield* Effect.timed(Effect.uninterruptible(describer.start(request))).pipe(countModelError)
       return { fields: request.fields, language: request.language, schemaGiven, started, generation }
     }))
-    const [generated, result] = yield* Effect.timed(generation).pipe(countModelError)
+    const [generated, result] = yield* Effect.timed(
+      Effect.flatMap(Effect.either(generation), (answer) => answerAsUsed(schemaGiven, answer))
+    ).pipe(countModelError)
     const elapsed = Duration.sum(started, generated)
     yield* Metric.update(modelSeconds, Duration.toSeconds(elapsed))
     yield* addToRequestLog({ modelLatencyMs: Math.round(Duration.toMillis(elapsed)) })

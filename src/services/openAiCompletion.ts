@@ -67,6 +67,16 @@ const Completion = Schema.Struct({
 type Completion = typeof Completion.Type
 
 /**
+ * An endpoint's error text with our key taken out: OpenAI masks a wrong key in its message, but a
+ * proxy or a compatible server may echo the `Authorization` header whole, and the text is logged.
+ */
+const keyRemover = (apiKey: Option.Option<Redacted.Redacted<string>>) => (text: string): string =>
+  Option.match(Option.filter(Option.map(apiKey, Redacted.value), (key) => key !== ""), {
+    onNone: () => text,
+    onSome: (key) => text.replaceAll(key, "<redacted>")
+  })
+
+/**
  * Sends one request. Interruption (the deadline, a client hanging up) aborts the HTTP call
  * through the signal `tryPromise` hands over. Logs the cost of every call; the endpoint's error
  * text goes to the log only, never to the client.
@@ -74,7 +84,8 @@ type Completion = typeof Completion.Type
 const requestCompletion = (
   client: OpenAI,
   body: ChatCompletionCreateParamsNonStreaming,
-  about: { readonly model: string; readonly imageBytes: number }
+  about: { readonly model: string; readonly imageBytes: number },
+  withoutKey: (text: string) => string
 ) =>
   Effect.gen(function* () {
     const started = yield* Clock.currentTimeMillis
@@ -90,7 +101,7 @@ const requestCompletion = (
               ...about,
               latencyMs: ms,
               status: error instanceof APIError ? error.status : undefined,
-              error: messageOf(error)
+              error: withoutKey(messageOf(error))
             })
           )
         )
@@ -173,13 +184,14 @@ export const makeGeneration = (settings: OpenAiConfig) => {
     logLevel: "off",
     fetch: cappedFetch(maxReplyBytes)
   })
+  const withoutKey = keyRemover(settings.apiKey)
 
   return (
     payload: ChatCompletionCreateParamsNonStreaming,
     fields: SchemaFields,
     imageBytes: number
   ): Effect.Effect<DescribeResult, AnswerTooLong | GenerationFailed> => {
-    const completion = requestCompletion(client, payload, { model: settings.model, imageBytes }).pipe(
+    const completion = requestCompletion(client, payload, { model: settings.model, imageBytes }, withoutKey).pipe(
       Effect.retry({ schedule: transientRetries, while: (failure) => failure._tag === "Transient" })
     )
     // An unusable answer (bad JSON, wrong keys, refusal) gets one more try, then fails.

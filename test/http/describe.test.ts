@@ -186,11 +186,14 @@ layer(serverWith(servicesOn(pglite, model)), { excludeTestServices: true })("POS
       expect(usage).toEqual([["charged", 200, null], ["released", 500, "GenerationFailed"]])
     }))
 
-  it.effect("400 when the answer would be too long, uncharged", () =>
+  it.effect("400 when the answer to a schema would be too long, uncharged", () =>
     refused(
-      { image: jpeg, keywords: "too-long" },
+      { image: jpeg, keywords: "too-long", schema: JSON.stringify({ story: "The whole story" }) },
       error(400, "Invalid schema: the requested fields need a longer answer than the API can return (about 1,500 words for all fields together), ask for fewer or shorter fields")
     ))
+
+  it.effect("500 when the answer to the default fields would be too long (no schema asked for it), uncharged", () =>
+    refused({ image: jpeg, keywords: "too-long" }, error(500, "Internal Server Error")))
 
   it.effect("413 before reading: a request announcing 50 MB is answered without a byte of its body", () =>
     Effect.gen(function* () {

@@ -68,6 +68,9 @@ const goodBody = {
   alt_text: "A red block on white."
 }
 
+/** A schema of one field. */
+const titleSchema = JSON.stringify({ title: "A title" })
+
 const ok = (body: Record<string, string>) => ({ status: 200, contentType: "application/json", body })
 const internalError = error(500, "Internal Server Error")
 const tooLong = error(
@@ -168,6 +171,8 @@ layer(app, { excludeTestServices: true })("POST /api/describe through an OpenAI-
   /** One scripted behaviour: the client's answer, the balance after, the usage row, the calls made. */
   interface Case {
     readonly name: string
+    /** The request's schema; none when absent. */
+    readonly schema?: string
     readonly replies: ReadonlyArray<Reply>
     readonly response: ReturnType<typeof ok> | ReturnType<typeof error>
     readonly errorKind: string | null
@@ -185,17 +190,25 @@ layer(app, { excludeTestServices: true })("POST /api/describe through an OpenAI-
     { name: "wrong keys twice", replies: [json({ title: "a", alt: "b", caption: "c" })], response: internalError, errorKind: "GenerationFailed", calls: 2 },
     { name: "a non-string value twice", replies: [json({ ...goodAnswer, title: 42 })], response: internalError, errorKind: "GenerationFailed", calls: 2 },
     { name: "a refusal twice", replies: [refusal], response: internalError, errorKind: "GenerationFailed", calls: 2 },
-    { name: 'finish_reason "length"', replies: [answer('{"title": "Red squ', "length")], response: tooLong, errorKind: "AnswerTooLong", calls: 1 },
-    { name: 'over 1,500 words with finish_reason "stop"', replies: [json({ ...goodAnswer, caption: "word ".repeat(1500) })], response: tooLong, errorKind: "AnswerTooLong", calls: 1 },
-    { name: "a reply of 4 MB, read no further than 512 KiB", replies: [streamedAnswer(4 * 1024 * 1024).reply], response: tooLong, errorKind: "AnswerTooLong", calls: 1 }
+    // §7.1's 400 is for a schema asking too much: with a schema, a long answer is that; without
+    // one, the default fields never ask too much, and it is the model's failure (500, retryable).
+    { name: 'finish_reason "length", with a schema', schema: titleSchema, replies: [answer('{"title": "Red squ', "length")], response: tooLong, errorKind: "AnswerTooLong", calls: 1 },
+    { name: 'over 1,500 words with finish_reason "stop", with a schema', schema: titleSchema, replies: [json({ title: "word ".repeat(1501) })], response: tooLong, errorKind: "AnswerTooLong", calls: 1 },
+    { name: "a reply of 4 MB, read no further than 512 KiB, with a schema", schema: titleSchema, replies: [streamedAnswer(4 * 1024 * 1024).reply], response: tooLong, errorKind: "AnswerTooLong", calls: 1 },
+    { name: 'finish_reason "length", no schema', replies: [answer('{"title": "Red squ', "length")], response: internalError, errorKind: "GenerationFailed", calls: 1 },
+    { name: 'over 1,500 words with finish_reason "stop", no schema', replies: [json({ ...goodAnswer, caption: "word ".repeat(1500) })], response: internalError, errorKind: "GenerationFailed", calls: 1 },
+    { name: "a reply of 4 MB, read no further than 512 KiB, no schema", replies: [streamedAnswer(4 * 1024 * 1024).reply], response: internalError, errorKind: "GenerationFailed", calls: 1 },
+    // The default fields always have something to say; a schema's own field may rightly be empty.
+    { name: "a default field left blank, no schema", replies: [json({ ...goodAnswer, alternativeText: "  " })], response: internalError, errorKind: "GenerationFailed", calls: 1 },
+    { name: "a schema's field left empty", schema: titleSchema, replies: [json({ title: "" })], response: ok({ title: "" }), errorKind: null, calls: 1 }
   ]
-  for (const { calls, errorKind, name, replies, response } of cases) {
+  for (const { calls, errorKind, name, replies, response, schema } of cases) {
     const charged = response.status === 200
     it.effect(`${name}: ${response.status}, ${charged ? "charged once" : "uncharged"}`, () =>
       Effect.gen(function* () {
         const model = yield* script(replies)
         const c = yield* customer(2)
-        expect(yield* postDescribe({ image: jpeg }, c.token)).toEqual(response)
+        expect(yield* postDescribe({ image: jpeg, ...(schema === undefined ? {} : { schema }) }, c.token)).toEqual(response)
         expect(yield* c.balance).toBe(charged ? 1 : 2)
         expect((yield* c.ledger).map((row) => row.amount)).toEqual(charged ? [2, -1] : [2])
         expect(yield* usageRows(c.usage)).toEqual([[charged ? "charged" : "released", response.status, errorKind]])

@@ -267,7 +267,12 @@ const check = (faults: Faults, variants: Variants = plain) =>
               ? [{ name: "imageUrl", data: "http://unresolved.test/photo.jpg" }]
               : [{ name, filename: "photo.jpg", contentType: "image/jpeg", data: imageOf(faults) }]
           case "schema":
-            return faults.InvalidSchema ? [{ name, data: badSchemas[variants.badSchema] }] : []
+            // A long answer is the schema's fault (400) only when there is one (domain/describeAnswer.ts).
+            return faults.InvalidSchema
+              ? [{ name, data: badSchemas[variants.badSchema] }]
+              : faults.AnswerTooLong
+              ? [{ name, data: JSON.stringify({ title: "A title" }) }]
+              : []
           case "keywords":
             return faults.GenerationFailed
               ? [{ name, data: "model-fails" }]

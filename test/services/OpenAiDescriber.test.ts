@@ -396,6 +396,19 @@ describe("OpenAiDescriber answers", () => {
 })
 
 describe("OpenAiDescriber failures", () => {
+  it.live("an endpoint's error that echoes our key is logged without it", () =>
+    withFakeModel(
+      [() => Response.json({ error: { message: `Incorrect API key provided: Bearer ${apiKey}.` } }, { status: 401 })],
+      {},
+      (describer, model) =>
+        Effect.gen(function* () {
+          expect(yield* Effect.flip(describeWhole(describer, request))).toBeInstanceOf(GenerationFailed)
+          const warning = model.logs.find((line) => line.message === "model call failed")
+          expect(warning?.annotations["error"]).toBe("401 Incorrect API key provided: Bearer <redacted>.")
+          expect(JSON.stringify(model.logs)).not.toContain(apiKey)
+        })
+    ))
+
   it.live("retries a 500, then succeeds", () =>
     withFakeModel([status(500), json(goodAnswer)], {}, (describer, model) =>
       Effect.gen(function* () {
