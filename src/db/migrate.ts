@@ -12,6 +12,7 @@ import keysAndResetRequests from "./migrations/0006_keys_and_reset_requests.ts"
 import idempotency from "./migrations/0007_idempotency.ts"
 import batches from "./migrations/0008_batches.ts"
 import webhooks from "./migrations/0009_webhooks.ts"
+import idempotencyUsage from "./migrations/0010_idempotency_usage.ts"
 
 const migrationFiles = {
   "0001_init": init,
@@ -22,7 +23,8 @@ const migrationFiles = {
   "0006_keys_and_reset_requests": keysAndResetRequests,
   "0007_idempotency": idempotency,
   "0008_batches": batches,
-  "0009_webhooks": webhooks
+  "0009_webhooks": webhooks,
+  "0010_idempotency_usage": idempotencyUsage
 }
 const migrations = Migrator.fromRecord(migrationFiles)
 

@@ -9,15 +9,22 @@
  * 10 minutes is far past a request's own deadlines by default (the upload's wait and read, 2 x
  * 60 s; the credit's wait, 10 s; the model's, 60 s). A `MODEL_TIMEOUT_MS` or `UPLOAD_TIMEOUT_MS`
  * set near it would let a retry run while the first still does (README, "Retries without paying twice").
+ *
+ * A 200 is stored before its credit is captured (a capture without a stored answer would charge a
+ * retry twice), with the usage row of that credit. It is replayed only once that row is charged.
+ * Should the capture never come (the process killed in between, its hold released by another
+ * replica's sweep), the entry counts as absent: the client never had that 200, nor paid for it.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import { IdempotencyKeyInProgress, IdempotencyKeyReused } from "../domain/errors.ts"
 import { replayFor, type StoredAnswer } from "../domain/idempotency.ts"
 import type { AccountId } from "../domain/ids.ts"
+import { currentUsageId } from "./creditReservation.ts"
 
 /** How long a claim holds its key if its request never ends it. */
 export const claimLease = Duration.minutes(10)
@@ -39,7 +46,8 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
     const stored = (accountId: AccountId, key: string) =>
       Effect.gen(function* () {
         const [row] = yield* sql<Row>`SELECT digest, state, body, headers FROM idempotency
-          WHERE account_id = ${accountId} AND key = ${key} AND state = 'done' AND expires_at > ${yield* now}`
+          WHERE account_id = ${accountId} AND key = ${key} AND state = 'done' AND expires_at > ${yield* now}
+            AND (usage_id IS NULL OR EXISTS (SELECT 1 FROM usage WHERE usage.id = idempotency.usage_id AND state = 'charged'))`
         return row === undefined || row.body === null
           ? Option.none()
           : Option.some({ digest: row.digest, answer: { body: row.body, headers: JSON.parse(row.headers ?? "{}") } as StoredAnswer })
@@ -47,7 +55,8 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
 
     /**
      * Claims `key` for a request with `digest`: one statement, so of two replicas racing one wins.
-     * An expired entry is taken over. Otherwise a stored answer for another request is a 422, and
+     * An expired entry is taken over, and so is a stored 200 whose credit was released (never
+     * captured, so never answered). Otherwise a stored answer for another request is a 422, and
      * anything else a 409 (a first request still running, or one that has just finished).
      */
     const claim = (accountId: AccountId, key: string, digest: string) =>
@@ -57,21 +66,26 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
         const won = yield* sql`INSERT INTO idempotency ${sql.insert({
           accountId, key, claimId, digest, state: "in_progress", createdAt: at, expiresAt: later(at, claimLease)
         })} ON CONFLICT (account_id, key) DO UPDATE SET claim_id = EXCLUDED.claim_id, digest = EXCLUDED.digest,
-          state = 'in_progress', status = NULL, body = NULL, headers = NULL,
+          state = 'in_progress', status = NULL, body = NULL, headers = NULL, usage_id = NULL,
           created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-        WHERE idempotency.expires_at <= EXCLUDED.created_at RETURNING claim_id`.pipe(Effect.orDie)
+        WHERE idempotency.expires_at <= EXCLUDED.created_at
+          OR (idempotency.state = 'done' AND idempotency.usage_id IS NOT NULL AND NOT EXISTS (
+            SELECT 1 FROM usage WHERE id = idempotency.usage_id AND state IN ('reserved', 'charged')))
+        RETURNING claim_id`.pipe(Effect.orDie)
         if (won.length > 0) return claimId
         const [held] = yield* sql<Row>`SELECT digest, state, body, headers FROM idempotency
           WHERE account_id = ${accountId} AND key = ${key}`.pipe(Effect.orDie)
         return yield* held?.state === "done" && held.digest !== digest ? new IdempotencyKeyReused() : new IdempotencyKeyInProgress()
       }).pipe(Effect.withSpan("Idempotency.claim"))
 
-    /** Stores the 200 of a claim for `replayFor`. */
+    /** Stores the 200 of a claim for `replayFor`, with the usage row of its credit (`withCredit`'s). */
     const complete = (claimId: string, answer: StoredAnswer) =>
       Effect.gen(function* () {
         const at = yield* now
+        const usageId = yield* FiberRef.get(currentUsageId)
         yield* sql`UPDATE idempotency SET state = 'done', status = 200, body = ${answer.body},
-          headers = ${JSON.stringify(answer.headers)}, created_at = ${at}, expires_at = ${later(at, replayFor)}
+          headers = ${JSON.stringify(answer.headers)}, usage_id = ${usageId}::uuid,
+          created_at = ${at}, expires_at = ${later(at, replayFor)}
           WHERE claim_id = ${claimId}`
       }).pipe(Effect.orDie, Effect.withSpan("Idempotency.complete"))
 

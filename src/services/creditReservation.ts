@@ -8,6 +8,7 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import { NoCreditLeft } from "../domain/errors.ts"
@@ -15,6 +16,12 @@ import { reservationsOpen } from "../metrics.ts"
 import type { Settlement } from "./creditSettlement.ts"
 import type { CreditStatements, Outcome } from "./creditStatements.ts"
 import type { AccountId, KeyId } from "../domain/ids.ts"
+
+/**
+ * The usage row of the credit `withCredit` holds, for what its request stores under that row's
+ * name (Idempotency.ts: a stored 200 is replayed only once its credit is captured).
+ */
+export const currentUsageId = FiberRef.unsafeMake<string | null>(null)
 
 /** `Effect.uninterruptibleMask`'s restore: where a reservation may be interrupted. */
 type Restore = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
@@ -99,7 +106,7 @@ export const makeReservation = (
     Effect.uninterruptibleMask((restore) =>
       Effect.gen(function* () {
         const usageId = yield* reserveWith(restore, request.accountId, request.keyId)
-        const exit = yield* Effect.exit(restore(use))
+        const exit = yield* Effect.exit(restore(Effect.locally(use, currentUsageId, usageId)))
         const { charged, creditsAfter } = yield* settle(usageId, request.outcome(exit))
         if (Option.isSome(creditsAfter) && request.onSettled) yield* request.onSettled(creditsAfter.value)
         if (Exit.isSuccess(exit) && !charged) return yield* Effect.dieMessage("the credit of a success could not be captured")

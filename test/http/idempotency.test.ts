@@ -8,7 +8,11 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Ref, TestClock } from "effect"
 import { GenerationFailed } from "../../src/domain/errors.ts"
+import { parseWholeForm } from "../../src/http/multipart.ts"
+import { requestDigest } from "../../src/domain/idempotency.ts"
 import { Accounts } from "../../src/services/Accounts.ts"
+import { Credits } from "../../src/services/Credits.ts"
+import { currentUsageId } from "../../src/services/creditReservation.ts"
 import { Describer } from "../../src/services/Describer.ts"
 import { Idempotency } from "../../src/services/Idempotency.ts"
 import { backends, postgresSkipReason, postgresUrl } from "../support/database.ts"
@@ -190,6 +194,31 @@ for (const backend of backends) {
           ledger: [[1, "purchase"], [-1, "describe"]],
           usage: [["released", 500, "Abandoned"], ["charged", 200, null]]
         })
+      }).pipe(Effect.orDie))
+
+    it.effect("a 200 stored by a process killed before its capture: 409 while the hold stands, then (the hold released by a survivor's sweep) the retry runs anew and pays", () =>
+      Effect.gen(function* () {
+        const c = yield* customer(2)
+        // What the killed process left: its claim completed with the 200, under a credit still held.
+        const idempotency = yield* Idempotency
+        const form = yield* parseWholeForm(multipartContentType("idem"), multipartBody("idem", [{ name: "image", filename: "a.jpg", data: jpeg }]))
+        const claimId = yield* idempotency.claim(c.accountId, "killed", requestDigest(form))
+        const usageId = yield* Effect.flatMap(Credits, (credits) => credits.reserve(c.accountId, null))
+        yield* Effect.locally(idempotency.complete(claimId, { body: JSON.stringify(described()), headers: {} }), currentUsageId, usageId)
+        expect(yield* post(c.token, "killed")).toEqual(inProgress)
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`UPDATE usage SET state = 'released', status = 500, error_kind = 'Abandoned' WHERE id = ${usageId}`
+        yield* sql`UPDATE accounts SET reserved = reserved - 1 WHERE id = ${c.accountId}`
+        const callsBefore = yield* Ref.get(calls)
+        expect(yield* post(c.token, "killed")).toEqual(first())
+        expect(yield* Ref.get(calls)).toBe(callsBefore + 1)
+        expect(yield* paid(c)).toEqual({
+          balance: 1,
+          ledger: [[2, "purchase"], [-1, "describe"]],
+          usage: [["released", 500, "Abandoned"], ["released", 409, "IdempotencyKeyInProgress"], ["charged", 200, null]]
+        })
+        // Now its own 200, charged: replayed.
+        expect(yield* post(c.token, "killed")).toEqual({ ...first(), replayed: "true" })
       }).pipe(Effect.orDie))
 
     it.effect("an empty key or one over 255 characters: 400, uncharged; 255 characters is a key", () =>
