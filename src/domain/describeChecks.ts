@@ -34,6 +34,8 @@ export const describeChecks = {
   ApiKeyMissing: { check: 1, status: 401, message: "Unauthorized, missing Authorization header", closes: false },
   KeyRejected: { check: 1, status: 401, message: "Unauthorized, invalid token", closes: false },
   NoCreditLeft: { check: 2, status: 401, message: "Unauthorized, no credit left", closes: false },
+  // Credits held by the account's own requests, not an empty balance: retryable and uncharged (§7.3).
+  CreditsHeld: { check: 2, status: 500, message: serverError, closes: false },
   RequestTooLarge: { check: 3, status: 413, message: imageTooLarge, closes: (error) => error.announced },
   // The server's memory was busy, not the client's body wrong: retryable and uncharged (§7.3).
   UploadBudgetTimedOut: { check: 3, status: 500, message: serverError, closes: false },

@@ -33,6 +33,13 @@ export class KeyRejected extends Schema.TaggedError<KeyRejected>()("KeyRejected"
 export class NoCreditLeft extends Schema.TaggedError<NoCreditLeft>()("NoCreditLeft", {}) {}
 
 /**
+ * Check 2: the balance is not empty, but every credit of it stayed held by the account's requests
+ * in flight for the whole wait (README, "Behaviour the spec leaves open"). Not §7.1's empty balance:
+ * those credits may come back, so the answer is one a client may retry.
+ */
+export class CreditsHeld extends Schema.TaggedError<CreditsHeld>()("CreditsHeld", {}) {}
+
+/**
  * Check 3: the body is over 11 MB, `announced` by Content-Length (refused unread), or counted while
  * streaming.
  */
@@ -141,6 +148,7 @@ export type DescribeError =
   | ApiKeyMissing
   | KeyRejected
   | NoCreditLeft
+  | CreditsHeld
   | FormError
   | IdempotencyError
   | InvalidSchema

@@ -40,7 +40,10 @@ const intendedOf = (exit: Exit.Exit<unknown, DescribeError>): Intended =>
     onSuccess: () => ({ kind: "succeeded" }),
     onFailure: (cause) =>
       Option.match(Cause.failureOption(cause), {
-        onSome: (error) => ({ kind: "failed", status: failedCheck(error).status, error: failedCheck(error).message }),
+        // Credits held past the wait (by the account's other requests) may come back: not a failure of the item.
+        onSome: (error) => error._tag === "CreditsHeld"
+          ? { kind: "requeue" }
+          : { kind: "failed", status: failedCheck(error).status, error: failedCheck(error).message },
         // Interrupted (the process is stopping): back to the queue, uncharged.
         onNone: () => Cause.isInterruptedOnly(cause) ? { kind: "requeue" } : { kind: "failed", status: 500, error: "Internal Server Error" }
       })

@@ -17,7 +17,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { AccountNotFound, InvalidCommand } from "../domain/errors.ts"
 import { LedgerEntry, Usage } from "../domain/models.ts"
-import { makeReservation } from "./creditReservation.ts"
+import { CreditWait, makeReservation } from "./creditReservation.ts"
 import { makeSettlement } from "./creditSettlement.ts"
 import { makeCreditStatements } from "./creditStatements.ts"
 import type { AccountId } from "../domain/ids.ts"
@@ -32,7 +32,7 @@ export class Credits extends Effect.Service<Credits>()("Credits", {
     const sql = yield* SqlClient.SqlClient
     const statements = yield* makeCreditStatements
     const settlement = yield* makeSettlement(statements)
-    const { reserve, withCredit } = makeReservation(statements, settlement)
+    const { reserve, withCredit } = makeReservation(statements, settlement, yield* CreditWait)
     const now = statements.now
 
     const balanceRow = SqlSchema.findOne({

@@ -52,9 +52,10 @@ export const makeBatchItems = Effect.gen(function* () {
   const claim = (instanceId: string, attemptId: string, perAccount: number) =>
     Effect.gen(function* () {
       // Accounts already at their bound are left out here, so they never hide one that is not; a
-      // deleted account's items are not run (its keys no longer work either).
+      // deleted account's items are not run (its keys no longer work either); nor are those of an
+      // account whose every credit is held (by its running items): they would only wait for one.
       const accounts = yield* sql<{ accountId: AccountId }>`SELECT account_id FROM batch_items WHERE state = 'queued'
-          AND account_id IN (SELECT id FROM accounts WHERE deleted_at IS NULL)
+          AND account_id IN (SELECT id FROM accounts WHERE deleted_at IS NULL AND NOT (credits > 0 AND credits <= reserved))
           AND account_id NOT IN (SELECT account_id FROM batch_items WHERE state = 'running'
             GROUP BY account_id HAVING count(*) >= ${perAccount})
         GROUP BY account_id ORDER BY min(seq) LIMIT ${accountsPerClaim}`

@@ -4,6 +4,7 @@
  * by how the request ended.
  */
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -11,7 +12,7 @@ import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
-import { NoCreditLeft } from "../domain/errors.ts"
+import { CreditsHeld, NoCreditLeft } from "../domain/errors.ts"
 import { reservationsOpen } from "../metrics.ts"
 import type { Settlement } from "./creditSettlement.ts"
 import type { CreditStatements, Outcome } from "./creditStatements.ts"
@@ -26,21 +27,28 @@ export const currentUsageId = FiberRef.unsafeMake<string | null>(null)
 /** `Effect.uninterruptibleMask`'s restore: where a reservation may be interrupted. */
 type Restore = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 
-/** How long a request waits for credits held by requests in flight (README, "Behaviour the spec leaves open"). */
-const holdWait = Duration.seconds(10)
+/**
+ * How long a request waits for credits held by requests in flight (README, "Behaviour the spec
+ * leaves open"); a reference, so that a test can wait less.
+ */
+export class CreditWait extends Context.Reference<CreditWait>()("CreditWait", {
+  defaultValue: (): Duration.Duration => Duration.seconds(10)
+}) {}
 
 /** How often a waiting request looks again, besides when a request of this process settles. */
 const holdPoll = Duration.seconds(1)
 
 export const makeReservation = (
   { reserveStatement, holdsOf }: CreditStatements,
-  { track, forget, abandonLater, abandonPending, nextSettlement, settle }: Settlement
+  { track, forget, abandonLater, abandonPending, nextSettlement, settle }: Settlement,
+  holdWait: Duration.Duration
 ) => {
   /**
    * Check 2 of §4.1: holds one credit for a request, or records the refusal and fails with
    * `NoCreditLeft`. A positive balance all held by requests in flight is waited on (up to
-   * `holdWait`): their credits may come back. A statement that fails (the database slow or
-   * unreachable, its answer lost) answers a 500 and what it may have held is given back.
+   * `holdWait`): their credits may come back; still all held then, `CreditsHeld`, nothing recorded.
+   * A statement that fails (the database slow or unreachable, its answer lost) answers a 500 and
+   * what it may have held is given back.
    */
   const reserveWith = (restore: Restore, accountId: AccountId, keyId: KeyId | null) =>
     Effect.gen(function* () {
@@ -51,8 +59,7 @@ export const makeReservation = (
       while (true) {
         // Taken before the statement, so a settlement after it is not missed.
         const signal = yield* nextSettlement
-        const mayWait = (yield* Clock.currentTimeMillis) < deadline
-        const state = yield* reserveStatement(usageId, accountId, keyId, mayWait).pipe(
+        const state = yield* reserveStatement(usageId, accountId, keyId).pipe(
           Effect.tapErrorCause(() => abandonLater(usageId, { status: 500, errorKind: "ReserveFailed" })),
           Effect.orDie
         )
@@ -60,9 +67,9 @@ export const makeReservation = (
           yield* Metric.increment(reservationsOpen)
           return usageId
         }
-        if (state === "refused") {
+        if (state === "refused" || (yield* Clock.currentTimeMillis) >= deadline) {
           yield* forget(usageId)
-          return yield* new NoCreditLeft()
+          return yield* state === "refused" ? new NoCreditLeft() : new CreditsHeld()
         }
         // Only the wait can be interrupted (the client went away): nothing is held or recorded.
         yield* restore(waitForHolds(accountId, deadline, signal)).pipe(
@@ -81,7 +88,8 @@ export const makeReservation = (
     Effect.gen(function* () {
       let signal = first
       while (true) {
-        yield* Deferred.await(signal).pipe(Effect.timeoutOption(holdPoll))
+        const left = deadline - (yield* Clock.currentTimeMillis)
+        yield* Deferred.await(signal).pipe(Effect.timeoutOption(Duration.min(holdPoll, Duration.millis(Math.max(0, left)))))
         if ((yield* Clock.currentTimeMillis) >= deadline) return
         signal = yield* nextSettlement
         const account = yield* holdsOf(accountId)

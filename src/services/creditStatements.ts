@@ -30,9 +30,9 @@ export const makeCreditStatements = Effect.gen(function* () {
 
   /**
    * The statement of check 2 (§4.1): one statement, so one round trip and atomic without a
-   * transaction: the hold, and the usage row that records it (or the refusal). With `mayWait`, a
-   * request that finds every credit of a positive balance held by requests in flight records
-   * nothing and is told `busy`. The id is the caller's, so a lost answer can be looked up.
+   * transaction: the hold, and the usage row that records it (or the refusal). A request that
+   * finds every credit of a positive balance held by requests in flight records nothing and is
+   * told `busy`. The id is the caller's, so a lost answer can be looked up.
    *
    * A hold commits without waiting for the disk (`synchronous_commit` off for this statement
    * alone): it answers nobody, and should the process or the machine crash before the hold's
@@ -41,7 +41,7 @@ export const makeCreditStatements = Effect.gen(function* () {
    * does. Only the hold: PGlite has no log writer, so a commit that does not wait stays in the
    * process's memory until one that does, and a killed process would take answered endings with it.
    */
-  const reserveStatement = (usageId: string, accountId: string, keyId: KeyId | null, mayWait: boolean) =>
+  const reserveStatement = (usageId: string, accountId: string, keyId: KeyId | null) =>
     Effect.gen(function* () {
       const createdAt = yield* now
       const requestId = yield* currentRequestId
@@ -50,7 +50,7 @@ export const makeCreditStatements = Effect.gen(function* () {
           WHERE id = ${accountId} AND credits > reserved RETURNING id
         ), outcome AS (
           SELECT EXISTS (SELECT 1 FROM held) AS reserved,
-            ${mayWait}::boolean AND EXISTS (SELECT 1 FROM accounts WHERE id = ${accountId} AND credits > 0) AS busy
+            EXISTS (SELECT 1 FROM accounts WHERE id = ${accountId} AND credits > 0) AS busy
         ), durability AS (
           SELECT set_config('synchronous_commit', CASE WHEN reserved THEN 'off' ELSE current_setting('synchronous_commit') END, true)
           FROM outcome

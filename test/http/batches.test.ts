@@ -5,8 +5,9 @@
  */
 import { afterAll } from "vitest"
 import { expect, layer } from "@effect/vitest"
-import { Deferred, Effect, Ref, Schedule } from "effect"
+import { Deferred, Duration, Effect, Layer, Ref, Schedule } from "effect"
 import { GenerationFailed } from "../../src/domain/errors.ts"
+import { CreditWait } from "../../src/services/creditReservation.ts"
 import { Describer } from "../../src/services/Describer.ts"
 import { batchServicesOn, call, ended, queuedWebhooks, startImageServer } from "../support/batches.ts"
 import { backends } from "../support/database.ts"
@@ -20,12 +21,12 @@ const at = (path: string) => `http://images.test:${images.port}${path}`
 const gate = Effect.runSync(Ref.make(Effect.runSync(Deferred.make<void>())))
 const calls = Effect.runSync(Ref.make(0))
 
-/** Echoes field names; keywords `fail` fail as the model would (a 500); `slow` waits at the gate. */
+/** Echoes field names; keywords `fail` fail as the model would (a 500); `slow` waits at the gate; `slow-fail` both. */
 const model = Describer.scripted((request) =>
   Effect.gen(function* () {
     yield* Ref.update(calls, (n) => n + 1)
-    if (request.keywords === "slow") yield* Deferred.await(yield* Ref.get(gate))
-    if (request.keywords === "fail") return yield* new GenerationFailed({ reason: "failed" })
+    if (request.keywords === "slow" || request.keywords === "slow-fail") yield* Deferred.await(yield* Ref.get(gate))
+    if (request.keywords === "fail" || request.keywords === "slow-fail") return yield* new GenerationFailed({ reason: "failed" })
     return Object.fromEntries(request.fields.map((field) => [field.name, `${field.name} value`]))
   }))
 
@@ -182,6 +183,28 @@ for (const backend of backends) {
       }))
   })
 }
+
+// A credit wait of 300 ms, which a credit held at the model's gate outlasts.
+const shortCreditWait = batchServicesOn(backends[0]!, model).pipe(Layer.provide(Layer.succeed(CreditWait, Duration.millis(300))))
+layer(serverWith(shortCreditWait), { excludeTestServices: true })("Batches' items while the account's credits are held", (it) => {
+  it.effect("an item finding every credit held by the account's running items waits in the queue (no 401): it runs once the credit comes back", () =>
+    Effect.gen(function* () {
+      const c = yield* customer(1)
+      const open = yield* Deferred.make<void>()
+      yield* Ref.set(gate, open)
+      const created = yield* post(c.token, {
+        items: [{ imageUrl: at("/photo/h0.jpg"), keywords: "slow-fail" }, { imageUrl: at("/photo/h1.jpg") }, { imageUrl: at("/photo/h2.jpg") }]
+      })
+      // The first holds the only credit at the gate for three credit waits, then fails: the credit comes back.
+      yield* Effect.sleep("1 second")
+      yield* Deferred.succeed(open, undefined)
+      const batch = yield* ended((created.body as { id: string }).id, c.token)
+      expect(batch.items.map((item) => [item.index, item.state, item.status])).toEqual([
+        [0, "failed", 500], [1, "succeeded", 200], [2, "failed", 401]
+      ])
+      expect(yield* c.balance).toBe(0)
+    }))
+})
 
 // No workers: what is queued stays queued, so the account's bound on queued items is reached.
 layer(serverWith(batchServicesOn(backends[0]!, model, 0)), { excludeTestServices: true })("Batches' queue bound", (it) => {

@@ -6,7 +6,8 @@
  * be chunked or stall.
  */
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect, FastCheck as fc, Layer } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Duration, Effect, FastCheck as fc, Layer } from "effect"
 import { SignJWT } from "jose"
 import sharp from "sharp"
 import { describeChecks, type DescribeErrorTag } from "../../src/domain/describeChecks.ts"
@@ -15,6 +16,7 @@ import { limits } from "../../src/domain/limits.ts"
 import { dropLimits } from "../../src/http/connections.ts"
 import { Accounts } from "../../src/services/Accounts.ts"
 import { ApiKeys } from "../../src/services/ApiKeys.ts"
+import { CreditWait } from "../../src/services/creditReservation.ts"
 import { Describer } from "../../src/services/Describer.ts"
 import { HostResolver } from "../../src/services/HostResolver.ts"
 import { Idempotency } from "../../src/services/Idempotency.ts"
@@ -94,6 +96,8 @@ const answers: { readonly [T in DescribeErrorTag]: Expected } = {
   ApiKeyMissing: { status: 401, error: "Unauthorized, missing Authorization header", closes: (s) => !s.droppable, usage: "none" },
   KeyRejected: { status: 401, error: "Unauthorized, invalid token", closes: (s) => !s.droppable, usage: "none" },
   NoCreditLeft: { status: 401, error: "Unauthorized, no credit left", closes: (s) => !s.droppable, usage: "refused" },
+  // Every credit held (by the test) past the credit wait: not an empty balance, so a retryable 500.
+  CreditsHeld: { status: 500, error: "Internal Server Error", closes: (s) => !s.droppable, usage: "none" },
   // Announced by Content-Length (answered unread) or counted while a chunked body streams.
   RequestTooLarge: { status: 413, error: imageTooLarge, closes: (s) => s.variants.framing === "length", usage: "released" },
   // The account's share of the upload memory is held (by the test) past the upload deadline.
@@ -159,6 +163,7 @@ const exclusive: ReadonlyArray<ReadonlyArray<DescribeErrorTag>> = [
   ["ImageUrlRefused", "ImageUrlFetchFailed"],
   ["InvalidImageFile", "ImageTooManyScans", "ImageTooManyFrames", "ImageTooManyPixels", "ImageProcessingFailed"],
   ["AnswerTooLong", "GenerationFailed"],
+  ["NoCreditLeft", "CreditsHeld"],
   ["IdempotencyKeyInvalid", "IdempotencyKeyInProgress", "IdempotencyKeyReused"]
 ]
 
@@ -243,6 +248,11 @@ const rejectedKey = (variant: Variants["badKey"], token: string) =>
 const check = (faults: Faults, variants: Variants = plain) =>
   Effect.gen(function* () {
     const c = yield* customer(faults.NoCreditLeft ? 0 : starting)
+    // What the account's requests in flight would hold; given back once this request is answered.
+    const holdAll = (held: boolean) =>
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql`UPDATE accounts SET reserved = ${held ? starting : 0} WHERE id = ${c.accountId}`).pipe(Effect.orDie)
+    if (faults.CreditsHeld) yield* holdAll(true)
     const port = yield* serverPort
     // The budget is only waited on by a body with a length (a chunked one takes its bytes as they come).
     const chunked = variants.framing === "chunked" && !faults.UploadBudgetTimedOut
@@ -332,6 +342,7 @@ const check = (faults: Faults, variants: Variants = plain) =>
       })
     }))
 
+    if (faults.CreditsHeld) yield* holdAll(false)
     const first = faultOrder.find((fault) => faults[fault])
     const seen = {
       status: answer.status,
@@ -401,7 +412,10 @@ describe("the faults of the order test", () => {
 })
 
 const services = Layer.merge(
-  servicesOn(pgliteWith({ UPLOAD_TIMEOUT_MS: String(uploadTimeoutMs) }), model),
+  // A short credit wait, so that credits held past it (CreditsHeld) take a moment, not 10 s.
+  servicesOn(pgliteWith({ UPLOAD_TIMEOUT_MS: String(uploadTimeoutMs) }), model).pipe(
+    Layer.provide(Layer.succeed(CreditWait, Duration.millis(300)))
+  ),
   Layer.succeed(HostResolver, HostResolver.fixed({}))
 )
 

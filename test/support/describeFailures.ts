@@ -7,6 +7,7 @@ import type { DescribeError } from "../../src/domain/errors.ts"
 import {
   AnswerTooLong,
   ApiKeyMissing,
+  CreditsHeld,
   GenerationFailed,
   ImageProcessingFailed,
   ImageTooLarge,
@@ -40,6 +41,7 @@ export const describeCases: Cases<DescribeError> = {
   ApiKeyMissing: [new ApiKeyMissing()],
   KeyRejected: [new KeyRejected()],
   NoCreditLeft: [new NoCreditLeft()],
+  CreditsHeld: [new CreditsHeld()],
   RequestTooLarge: [new RequestTooLarge({ announced: true }), new RequestTooLarge({ announced: false })],
   NotMultipart: [new NotMultipart()],
   UploadTimedOut: [new UploadTimedOut()],
