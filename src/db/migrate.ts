@@ -13,6 +13,7 @@ import idempotency from "./migrations/0007_idempotency.ts"
 import batches from "./migrations/0008_batches.ts"
 import webhooks from "./migrations/0009_webhooks.ts"
 import idempotencyUsage from "./migrations/0010_idempotency_usage.ts"
+import batchIdempotency from "./migrations/0011_batch_idempotency.ts"
 
 const migrationFiles = {
   "0001_init": init,
@@ -24,7 +25,8 @@ const migrationFiles = {
   "0007_idempotency": idempotency,
   "0008_batches": batches,
   "0009_webhooks": webhooks,
-  "0010_idempotency_usage": idempotencyUsage
+  "0010_idempotency_usage": idempotencyUsage,
+  "0011_batch_idempotency": batchIdempotency
 }
 const migrations = Migrator.fromRecord(migrationFiles)
 

@@ -1,9 +1,11 @@
 /**
- * The rules of `Idempotency-Key` on `POST /api/describe` (README, "Retries without paying twice"):
- * what a key may be, how long a stored answer lasts, and what makes two requests the same.
+ * The rules of `Idempotency-Key` on `POST /api/describe` (README, "Retries without paying twice")
+ * and `POST /api/batches`: what a key may be, how long a stored answer lasts, and what makes two
+ * requests the same.
  */
 import { createHash } from "node:crypto"
 import * as Duration from "effect/Duration"
+import type { BatchInput } from "./batchInput.ts"
 import { contextUsed, type DescribeForm, formAsUsed, keywordsUsed, languageOrDefault } from "./describeForm.ts"
 
 /** A stored 200 answers retries for this long. */
@@ -34,6 +36,9 @@ export const requestDigest = (read: DescribeForm) => {
   part(form.image === undefined ? form.imageUrl?.text : undefined)
   return hash.digest("hex")
 }
+
+/** The SHA-256 of a batch as read (domain/batchInput.ts): the same items, fields and webhook, the same batch. */
+export const batchDigest = (input: BatchInput) => createHash("sha256").update(JSON.stringify(input)).digest("hex")
 
 /** A 200 kept for replay: its body and the headers a client reads (`Content-Language`, `X-Describer`). */
 export interface StoredAnswer {

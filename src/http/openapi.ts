@@ -4,7 +4,7 @@
  * (`openapiErrors.ts`), so the document cannot drift from the responses.
  */
 import { limits } from "../domain/limits.ts"
-import { batchPaths } from "./openapiBatches.ts"
+import { batchPaths, idempotencyKeySchema } from "./openapiBatches.ts"
 import { describeFailures, describePatterns, errorResponses, tokensFailures } from "./openapiErrors.ts"
 import { webhookDocument } from "./openapiWebhooks.ts"
 
@@ -137,7 +137,7 @@ export const openApiDocument = (server: string) => ({
           in: "header",
           required: false,
           description: "1 to 255 printable characters, of the account: a retry of the same request (same fields, same image) within 24 hours gets the first 200 again, uncharged, even on an empty balance; failures are not kept",
-          schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7e]+$" }
+          schema: idempotencyKeySchema
         }],
         requestBody: {
           required: true,

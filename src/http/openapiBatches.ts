@@ -26,6 +26,8 @@ export const createFailures: ReadonlyArray<Failure> = [
   { name: "Depth", summary: "an item's metadata or schema nested too deeply to read", status: 400, message: "Bad Request, items[0].metadata must be nested less deeply" },
   { name: "WebhookUrl", summary: "a webhookUrl that is not an http or https URL", status: 400, message: batchInputMessages.webhookUrl },
   { name: "ItemEvents", summary: "itemEvents not a boolean", status: 400, message: batchInputMessages.itemEvents },
+  { name: "IdempotencyKeyInvalid", summary: "an Idempotency-Key that is not 1 to 255 printable characters", status: 400, message: describeChecks.IdempotencyKeyInvalid.message },
+  { name: "IdempotencyKeyReused", summary: "the Idempotency-Key was used for another batch", status: 422, message: describeChecks.IdempotencyKeyReused.message },
   { name: "QueueFull", summary: "the account has too many items queued", status: 429, message: batchMessages.queueFull },
   { name: "TooLarge", summary: "the body is over its cap", status: 413, message: batchMessages.tooLarge },
   serverError
@@ -70,6 +72,9 @@ const withItems = { ...summary, required: [...summary.required, "items"], proper
 const json = (schema: object, description: string) => ({ description, content: { "application/json": { schema } } })
 const idParameter = { name: "id", in: "path", required: true, schema: { type: "string", format: "uuid" } }
 
+/** The `Idempotency-Key` header's value, on both endpoints that take it (domain/idempotency.ts). */
+export const idempotencyKeySchema = { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7e]+$" }
+
 export const batchPaths = (curl: (lines: ReadonlyArray<string>) => unknown) => ({
   "/api/batches": {
     post: {
@@ -78,6 +83,13 @@ export const batchPaths = (curl: (lines: ReadonlyArray<string>) => unknown) => (
       summary: "Describe up to 1,000 images by URL in the background (1 credit per success)",
       description: `Each item is a describe of its \`imageUrl\`, run later by the service's workers: checked as §4.1 checks a request (a bad item fails alone, with the describe's status and message), charged one credit on success, nothing on failure. An account without credits may create a batch: its items fail with \`${describeChecks.NoCreditLeft.message}\`. The body is at most ${batchLimits.bodyBytes / 1024 / 1024} MB.`,
       "x-codeSamples": curl(["/api/batches", `-H "Authorization: Bearer $API_KEY"`, `-H "Content-Type: application/json"`, `-d '{"items": [{"imageUrl": "https://example.com/a.jpg", "metadata": {"postId": 7}}]}'`]),
+      parameters: [{
+        name: "Idempotency-Key",
+        in: "header",
+        required: false,
+        description: "1 to 255 printable characters, of the account: a retry of the same batch (same items, fields and webhook) gets that batch again, with `Idempotent-Replayed: true`, for as long as the batch is kept; nothing is queued twice",
+        schema: idempotencyKeySchema
+      }],
       requestBody: {
         required: true,
         content: {
@@ -110,7 +122,13 @@ export const batchPaths = (curl: (lines: ReadonlyArray<string>) => unknown) => (
         }
       },
       responses: {
-        "202": { ...json(summary, "The batch, queued"), headers: { Location: { description: "`/api/batches/{id}`", schema: text } } },
+        "202": {
+          ...json(summary, "The batch, queued (or, for a retry with its Idempotency-Key, as it is now)"),
+          headers: {
+            Location: { description: "`/api/batches/{id}`", schema: text },
+            "Idempotent-Replayed": { description: "`true` when this is the batch of an earlier request with the same `Idempotency-Key`", schema: text }
+          }
+        },
         ...errorResponses(createFailures, createPatterns)
       }
     },

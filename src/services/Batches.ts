@@ -8,7 +8,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { type BatchRow, batchSummary, countsOf, type ItemRow } from "../domain/batch.ts"
 import { type BatchInput, batchLimits } from "../domain/batchInput.ts"
-import { BatchNotFound, BatchQueueFull } from "../domain/errors.ts"
+import { BatchNotFound, BatchQueueFull, IdempotencyKeyReused } from "../domain/errors.ts"
+import { batchDigest } from "../domain/idempotency.ts"
 import type { AccountId, KeyId } from "../domain/ids.ts"
 import { makeBatchStatements } from "./batchStatements.ts"
 
@@ -35,11 +36,23 @@ export class Batches extends Effect.Service<Batches>()("Batches", {
     /**
      * One transaction: the batch and all its items, queued; `BatchQueueFull` when the account would
      * have more than `batchLimits.queuedItems` queued. The account's creates take turns (a lock
-     * held to the commit), so two at once cannot both pass the count.
+     * held to the commit), so two at once cannot both pass the count, nor both take one
+     * `Idempotency-Key`: a key already taken by the same request answers that batch (`replayed`),
+     * by another request `IdempotencyKeyReused`.
      */
-    const create = (accountId: AccountId, keyId: KeyId | null, input: BatchInput) =>
+    const create = (accountId: AccountId, keyId: KeyId | null, input: BatchInput, idempotencyKey: Option.Option<string>) =>
       Effect.gen(function* () {
         yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${`batch-create:${accountId}`}, 0))`
+        const digest = batchDigest(input)
+        const key = Option.getOrNull(idempotencyKey)
+        if (key !== null) {
+          const [taken] = yield* sql<{ readonly id: string; readonly requestDigest: string }>`SELECT id, request_digest
+            FROM batches WHERE account_id = ${accountId} AND idempotency_key = ${key}`
+          if (taken !== undefined && taken.requestDigest !== digest) return yield* new IdempotencyKeyReused()
+          if (taken !== undefined) {
+            return { summary: yield* summaryOf((yield* batchRow(taken.id, accountId)) as BatchRow), replayed: true }
+          }
+        }
         const [queued] = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM batch_items
           WHERE account_id = ${accountId} AND state = 'queued'`
         if ((queued?.n ?? 0) + input.items.length > batchLimits.queuedItems) return yield* new BatchQueueFull()
@@ -47,14 +60,14 @@ export class Batches extends Effect.Service<Batches>()("Batches", {
         const createdAt = yield* now
         yield* sql`INSERT INTO batches ${sql.insert({
           id, accountId, keyId, status: "queued", webhookUrl: input.webhookUrl ?? null, itemEvents: input.itemEvents,
-          total: input.items.length, createdAt
+          total: input.items.length, createdAt, idempotencyKey: key, requestDigest: key === null ? null : digest
         })}`
         yield* sql`INSERT INTO batch_items ${sql.insert(input.items.map((item, position) => ({
           id: crypto.randomUUID(), batchId: id, accountId, position, state: "queued",
           fields: JSON.stringify(item.fields), metadata: item.metadata ?? null
         })))}`
         const batch = yield* batchRow(id, accountId)
-        return yield* summaryOf(batch as BatchRow)
+        return { summary: yield* summaryOf(batch as BatchRow), replayed: false }
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Batches.create"))
 
     /** The batch with its items in their order (`itemJson` shows one as the API does). */

@@ -5,7 +5,7 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Logger, LogLevel } from "effect"
+import { Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { AccountId } from "../../src/domain/ids.ts"
 import { Batches } from "../../src/services/Batches.ts"
 import { pglite } from "../support/database.ts"
@@ -23,7 +23,7 @@ const batchOf = (email: string) =>
       items: [{ fields: { imageUrl: "https://example.com/a.jpg" }, metadata: `{"postId":7}` }, { fields: {}, metadata: undefined }, { fields: {}, metadata: undefined }],
       webhookUrl: undefined,
       itemEvents: false
-    }))
+    }, Option.none()).pipe(Effect.map(({ summary }) => summary)))
     const sql = yield* SqlClient.SqlClient
     yield* sql`UPDATE batch_items SET state = 'succeeded', status = 200, result = '{"title":"A <b>bold</b> bike"}' WHERE batch_id = ${batch.id} AND position = 0`
     yield* sql`UPDATE batch_items SET state = 'failed', status = 400, error = 'Bad Request, No file uploaded' WHERE batch_id = ${batch.id} AND position = 1`

@@ -104,6 +104,31 @@ for (const backend of backends) {
         expect(yield* c.balance).toBe(0)
       }))
 
+    it.effect("Idempotency-Key: a retry of the same batch gets that batch again (Idempotent-Replayed), nothing queued twice; another batch with the key is a 422; an invalid key a 400", () =>
+      Effect.gen(function* () {
+        const c = yield* customer(5)
+        const body = JSON.stringify({ items: [{ imageUrl: at("/photo/k0.jpg") }, { imageUrl: at("/photo/k1.jpg") }] })
+        const send = (key: string, text: string) => call("POST", "/api/batches", { key: c.token, body: text, headers: { "idempotency-key": key } })
+        // Sent twice at once, as a client retrying a lost answer might: the account's creates take turns.
+        const [first, again] = yield* Effect.all([send("batch-1", body), send("batch-1", body)], { concurrency: 2 })
+        const id = (first.body as { id: string }).id
+        expect([first.status, again.status, (again.body as { id: string }).id]).toEqual([202, 202, id])
+        expect([first.replayed, again.replayed].sort()).toEqual(["true", undefined].sort())
+        expect(again.location).toBe(`/api/batches/${id}`)
+        // Whitespace aside, the same batch.
+        expect((yield* send("batch-1", JSON.stringify(JSON.parse(body), null, 2))).body).toMatchObject({ id })
+        const other = yield* send("batch-1", JSON.stringify({ items: [{ imageUrl: at("/photo/k2.jpg") }] }))
+        expect([other.status, other.body]).toEqual([422, { error: "Idempotency-Key was used with a different request" }])
+        const invalid = yield* send("k".repeat(256), body)
+        expect([invalid.status, invalid.body]).toEqual([400, { error: "Bad Request, Idempotency-Key must be 1 to 255 printable characters" }])
+        const listed = yield* call("GET", "/api/batches", { key: c.token })
+        expect((listed.body as { batches: ReadonlyArray<{ id: string }> }).batches.map((batch) => batch.id)).toEqual([id])
+        yield* ended(id, c.token)
+        expect(yield* c.balance).toBe(3)
+        // Another key: another batch.
+        expect((yield* send("batch-2", body)).body).not.toMatchObject({ id })
+      }))
+
     it.effect("refuses what is not a batch with a 400 naming the fault, and callers as /api/describe does (first)", () =>
       Effect.gen(function* () {
         const c = yield* customer(1)

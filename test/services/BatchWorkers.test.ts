@@ -7,7 +7,7 @@
 import { afterAll } from "vitest"
 import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Deferred, Effect, Exit, Layer, Ref, Schedule, Scope } from "effect"
+import { Deferred, Effect, Exit, Layer, Option, Ref, Schedule, Scope } from "effect"
 import { AccountId } from "../../src/domain/ids.ts"
 import { requestIdAnnotation } from "../../src/domain/requestId.ts"
 import { Batches } from "../../src/services/Batches.ts"
@@ -50,7 +50,7 @@ for (const backend of backends) {
           items: [{ fields: { imageUrl }, metadata: undefined }, { fields: { imageUrl }, metadata: undefined }],
           webhookUrl: undefined,
           itemEvents: false
-        }))
+        }, Option.none()).pipe(Effect.map(({ summary }) => summary)))
 
         const first = yield* Scope.make()
         yield* Layer.buildWithScope(testWorkers(2), first)
@@ -86,7 +86,7 @@ for (const backend of backends) {
           items: [{ fields: { imageUrl }, metadata: undefined }, { fields: { imageUrl }, metadata: undefined }],
           webhookUrl: undefined,
           itemEvents: false
-        }))
+        }, Option.none()).pipe(Effect.map(({ summary }) => summary)))
         // A process that is gone had claimed both: the first's credit captured (its result stored
         // first, as a worker does) but the item not ended yet; the second's credit released.
         const credits = yield* Credits

@@ -60,20 +60,33 @@ export const batchServicesOn = (backend: Backend, describer: Layer.Layer<Describ
 export interface Seen {
   readonly status: number
   readonly location: string | undefined
+  /** `Idempotent-Replayed`. */
+  readonly replayed: string | undefined
   readonly body: unknown
   /** The body as sent. */
   readonly text: string
 }
 
 /** A JSON request to the test server; what the client sees. */
-export const call = (method: "GET" | "POST" | "DELETE", path: string, options: { readonly key?: string; readonly body?: string } = {}) =>
+export const call = (
+  method: "GET" | "POST" | "DELETE",
+  path: string,
+  options: { readonly key?: string; readonly body?: string; readonly headers?: Readonly<Record<string, string>> } = {}
+) =>
   Effect.flatMap(HttpClient.HttpClient, (client) =>
     client.execute(HttpClientRequest.make(method)(path).pipe(
       options.body === undefined ? (r) => r : HttpClientRequest.bodyText(options.body, "application/json"),
-      options.key === undefined ? (r) => r : HttpClientRequest.bearerToken(options.key)
+      options.key === undefined ? (r) => r : HttpClientRequest.bearerToken(options.key),
+      HttpClientRequest.setHeaders(options.headers ?? {})
     ))).pipe(
       Effect.flatMap((response) =>
-        Effect.map(response.text, (text): Seen => ({ status: response.status, location: response.headers["location"], body: JSON.parse(text), text }))),
+        Effect.map(response.text, (text): Seen => ({
+          status: response.status,
+          location: response.headers["location"],
+          replayed: response.headers["idempotent-replayed"],
+          body: JSON.parse(text),
+          text
+        }))),
       Effect.orDie
     )
 

@@ -12,7 +12,8 @@ import * as Option from "effect/Option"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { batchJson, itemJson } from "../../domain/batch.ts"
 import { batchInputMessages, batchLimits, parseBatchInput } from "../../domain/batchInput.ts"
-import { BatchBodyRefused, BatchInvalid, type BatchNotFound, type BatchQueueFull } from "../../domain/errors.ts"
+import { BatchBodyRefused, BatchInvalid, type BatchNotFound, type BatchQueueFull, IdempotencyKeyInvalid } from "../../domain/errors.ts"
+import { isValidKey } from "../../domain/idempotency.ts"
 import { Batches } from "../../services/Batches.ts"
 import { readSmallBody } from "../connections.ts"
 import { describeErrorResponse, errorResponse, unexpected } from "../errors.ts"
@@ -65,8 +66,11 @@ export const createBatch = batchErrors(Effect.gen(function* () {
   const { formTimeout } = yield* AppConfig
   const body = yield* readSmallBody(request, { maxBytes: batchLimits.bodyBytes, timeout: formTimeout }, (reason) => new BatchBodyRefused({ reason }))
   const input = yield* Either.match(parseBatchInput(new TextDecoder().decode(body)), { onLeft: Effect.fail, onRight: Effect.succeed })
-  const batch = yield* Effect.flatMap(Batches, (batches) => batches.create(account.id, key.id, input))
-  return json(batch, 202, { location: `/api/batches/${batch.id}` })
+  // As on /api/describe (README, "Retries without paying twice"): a retry of a lost 202 gets the same batch.
+  const idempotencyKey = Option.fromNullable(request.headers["idempotency-key"])
+  if (Option.isSome(idempotencyKey) && !isValidKey(idempotencyKey.value)) return yield* new IdempotencyKeyInvalid()
+  const { summary, replayed } = yield* Effect.flatMap(Batches, (batches) => batches.create(account.id, key.id, input, idempotencyKey))
+  return json(summary, 202, { location: `/api/batches/${summary.id}`, ...(replayed ? { "idempotent-replayed": "true" } : {}) })
 })).pipe(Effect.withSpan("POST /api/batches"))
 
 export const listBatches = batchErrors(Effect.gen(function* () {
