@@ -122,9 +122,10 @@ export const makeUserLinks = (sql: SqlClient.SqlClient, accounts: Accounts, rows
 
   /**
    * Sets a new password with a reset token, spends every reset link of the user (this one and any
-   * other) and ends every session of the user, in one transaction. The row is locked and re-checked (`FOR UPDATE`), so of two concurrent uses of
-   * one token only the first sets a password; the other finds it used. The password is hashed
-   * before, so no lock is held for the time Argon2id takes.
+   * other) and ends every session of the user, in one transaction. The user's row is locked first,
+   * as a change of password locks it (Users.ts), then the link's, re-checked: of two concurrent
+   * uses of the user's links only the first sets a password; the other finds its link spent. The
+   * password is hashed before, so no lock is held for the time Argon2id takes.
    */
   const resetPassword = (token: string, password: string) =>
     Effect.gen(function* () {
@@ -132,6 +133,10 @@ export const makeUserLinks = (sql: SqlClient.SqlClient, accounts: Accounts, rows
       const passwordHash = yield* hashPassword(yield* newPasswordUsed(password))
       return yield* Effect.gen(function* () {
         const at = yield* now
+        // Before any link's row: taking the user's second, as each link's holder did, two holders
+        // of two links waited on each other (PostgreSQL's deadlock, a 500).
+        yield* sql`SELECT 1 FROM dashboard_users WHERE id = (SELECT user_id FROM password_resets WHERE token_hash = ${tokenHash(token)})
+          FOR UPDATE`
         const [row] = yield* sql<{ id: string; accountId: AccountId; email: string }>`SELECT u.id, u.account_id, u.email
           FROM password_resets r JOIN dashboard_users u ON u.id = r.user_id
           WHERE r.token_hash = ${tokenHash(token)} AND r.expires_at > ${at} AND r.used_at IS NULL

@@ -108,6 +108,23 @@ for (const backend of backends) {
         expect(yield* logInStatus("once@example.com", winner)).toBe(303)
       }))
 
+    it.effect("two links of one user posted at the same moment: one sets the password, the other finds its link spent (410)", () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        yield* signedUp(base, { email: "two-at-once@example.com" })
+        const [a, b] = [yield* resetLink("two-at-once@example.com"), yield* resetLink("two-at-once@example.com")]
+        const [first, second] = [visitor(base), visitor(base)]
+        const [formA, formB] = yield* Effect.all([first.get(a.path), second.get(b.path)])
+        const posts = Effect.all([
+          first.post("/dashboard/reset-password", { csrf: csrfOf(formA.body), token: a.token, password: newPassword }),
+          second.post("/dashboard/reset-password", { csrf: csrfOf(formB.body), token: b.token, password: "the other new passphrase" })
+        ], { concurrency: "unbounded" })
+        const answers = backend.name === "PostgreSQL" ? yield* racePosts("two-at-once@example.com", posts) : yield* posts
+        expect(answers.map((answer) => answer.status).sort()).toEqual([303, 410])
+        const winner = answers[0]?.status === 303 ? newPassword : "the other new passphrase"
+        expect(yield* logInStatus("two-at-once@example.com", winner)).toBe(303)
+      }))
+
     it.effect("a new password spends every other link of the user too (410), so a link read by someone else no longer opens the account", () =>
       Effect.gen(function* () {
         const base = yield* baseUrl
