@@ -1,6 +1,8 @@
 import { execFileSync } from "node:child_process"
 import { expect, layer } from "@effect/vitest"
-import { Effect, Layer, Logger, LogLevel } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Duration, Effect, Layer, Logger, LogLevel } from "effect"
+import { CreditWait } from "../../src/services/creditReservation.ts"
 import { Credits } from "../../src/services/Credits.ts"
 import * as OfflineDescriber from "../../src/services/OfflineDescriber.ts"
 import { pglite } from "../support/database.ts"
@@ -177,3 +179,21 @@ layer(serverWith(servicesOn(pglite, OfflineDescriber.layer)).pipe(Layer.provide(
       }))
   }
 )
+
+// A credit wait of 300 ms (10 s in service), past which credits held are answered.
+const shortCreditWait = servicesOn(pglite).pipe(Layer.provide(Layer.succeed(CreditWait, Duration.millis(300))))
+layer(serverWith(shortCreditWait).pipe(Layer.provide(quiet)), { excludeTestServices: true })("the Try it page while credits are held", (it) => {
+  it.effect("every credit held past the wait: the API's 500, no credit used, the form filled in again as for no credit left", () =>
+    Effect.gen(function* () {
+      const { browser, accountId, usage } = yield* funded("try-held@example.com", 1)
+      // What the account's requests in flight would hold.
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`UPDATE accounts SET reserved = credits WHERE id = ${accountId}`.pipe(Effect.orDie)
+      const answer = yield* tryImage(browser, { image: jpeg, ...typed })
+      yield* sql`UPDATE accounts SET reserved = 0 WHERE id = ${accountId}`.pipe(Effect.orDie)
+      expect(answer.status).toBe(500)
+      onPage(answer.body, "The API answers <code>500</code>", "Internal Server Error")
+      refilled(answer.body)
+      expect(yield* usage).toEqual([])
+    }))
+})

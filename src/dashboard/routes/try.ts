@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Ref from "effect/Ref"
 import { AppConfig } from "../../config/AppConfig.ts"
-import { failedCheck } from "../../domain/describeChecks.ts"
+import { describeChecks, failedCheck } from "../../domain/describeChecks.ts"
 import { currentRequestId } from "../../domain/requestId.ts"
 import { withoutIdleTimeout } from "../../http/connections.ts"
 import { readDescribeUpload } from "../../http/upload.ts"
@@ -61,8 +61,9 @@ export const tryDescribe = withSession(
     const outcome = yield* Effect.either(
       describeImage({ accountId: account.id, keyId: null, form }).pipe(withoutIdleTimeout(request))
     )
-    // Refused at check 2, before the form was read: it is read now, only to fill the page again.
-    if (Either.isLeft(outcome) && outcome.left._tag === "NoCreditLeft") yield* Effect.ignore(Effect.scoped(form))
+    // Refused at check 2 (no credit, or all held), before the form was read: it is read now, only
+    // to fill the page again.
+    if (Either.isLeft(outcome) && describeChecks[outcome.left._tag].check === 2) yield* Effect.ignore(Effect.scoped(form))
     const fields = yield* Ref.get(typed)
     if (Either.isRight(outcome)) return yield* showTry(200, { result: outcome.right, fields })
     const { message, status } = failedCheck(outcome.left)
