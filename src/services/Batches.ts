@@ -99,16 +99,18 @@ export class Batches extends Effect.Service<Batches>()("Batches", {
 
     /**
      * Cancels the items not started, in one transaction with the batch row locked (as workers end
-     * items, batchStatements.ts): those running finish, and the batch ends when they have.
+     * items, batchStatements.ts): those running finish, and the batch ends when they have. The
+     * batch is `canceled` even when every item was running: one of them given back to run again
+     * (its worker stopped) is then canceled, not run (batchItems.ts).
      */
     const cancel = (accountId: AccountId, id: string) =>
       Effect.gen(function* () {
         const batch = yield* ownBatch(accountId, id, true)
         const canceled = yield* sql`UPDATE batch_items SET state = 'canceled', finished_at = ${yield* now}
           WHERE batch_id = ${batch.id} AND state = 'queued' RETURNING id`.pipe(Effect.orDie)
-        if (canceled.length > 0) {
+        if (batch.completedAt === null) {
           yield* sql`UPDATE batches SET status = 'canceled' WHERE id = ${batch.id}`.pipe(Effect.orDie)
-          yield* Effect.orDie(statements.endIfDone(batch.id))
+          if (canceled.length > 0) yield* Effect.orDie(statements.endIfDone(batch.id))
         }
         return yield* Effect.orDie(Effect.flatMap(batchRow(batch.id, accountId), (row) => summaryOf(row as BatchRow)))
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Batches.cancel"))

@@ -102,16 +102,20 @@ export const makeBatchItems = Effect.gen(function* () {
         return "wait" as const
       }
       const at = yield* now
+      // An item to run again whose batch was canceled meanwhile is canceled, as DELETE cancels
+      // the items not started (Batches.ts): queued again, it would run and be charged.
       const set = charged
         ? sql`state = 'succeeded', status = 200, error = NULL, finished_at = ${at}`
         : intended.kind === "failed"
         ? sql`state = 'failed', status = ${intended.status}, error = ${intended.error}, result = NULL, finished_at = ${at}`
+        : batch?.status === "canceled"
+        ? sql`state = 'canceled', result = NULL, content_language = NULL, describer = NULL, finished_at = ${at}`
         : sql`state = 'queued', claimed_by = NULL, attempt_id = NULL, result = NULL, content_language = NULL, describer = NULL`
       const [ended] = yield* sql<ItemRow>`UPDATE batch_items SET ${set}
         WHERE id = ${item.id} AND attempt_id = ${item.attemptId} AND state = 'running'
         RETURNING position, state, metadata, status, error, result`
       if (ended === undefined || batch === undefined || ended.state === "queued") return "done" as const
-      yield* statements.itemEnded(batch, ended)
+      if (ended.state !== "canceled") yield* statements.itemEnded(batch, ended)
       yield* statements.endIfDone(item.batchId)
       return "done" as const
     }).pipe(sql.withTransaction, Effect.withSpan("BatchItems.finish"))

@@ -73,6 +73,32 @@ for (const backend of backends) {
         expect(yield* Ref.get(entered)).toBe(4)
       }))
 
+    it.effect("items running when their batch is canceled, then stopped, are canceled rather than queued to run again", () =>
+      Effect.gen(function* () {
+        const c = yield* customer(5)
+        const accountId = AccountId.make(c.accountId)
+        yield* Ref.set(entered, 0)
+        yield* Ref.set(gate, yield* Deferred.make<void>())
+        const imageUrl = `http://images.test:${images.port}/photo/canceled.jpg`
+        const batches = yield* Batches
+        const batch = (yield* batches.create(accountId, c.keyId, {
+          items: [{ fields: { imageUrl }, metadata: undefined }, { fields: { imageUrl }, metadata: undefined }],
+          webhookUrl: undefined,
+          itemEvents: false
+        }, Option.none())).summary
+        const workers = yield* Scope.make()
+        yield* Layer.buildWithScope(testWorkers(2), workers)
+        yield* Ref.get(entered).pipe(Effect.filterOrFail((n) => n === 2), Effect.retry(Schedule.spaced("10 millis")))
+        // DELETE leaves running items to finish; these are stopped instead (as a worker whose
+        // credits stayed held, or a process stopping, gives its item back).
+        expect((yield* batches.cancel(accountId, batch.id)).counts).toMatchObject({ running: 2, canceled: 0 })
+        yield* Scope.close(workers, Exit.void)
+        expect(yield* states(batch.id)).toEqual([{ state: "canceled", attempts: 1 }, { state: "canceled", attempts: 1 }])
+        const done = yield* ended(batch.id, c.token)
+        expect([done.status, done.counts]).toEqual(["canceled", { total: 2, queued: 0, running: 0, succeeded: 0, failed: 0, canceled: 2 }])
+        expect(yield* c.balance).toBe(5)
+      }))
+
     it.effect("items of a process that died are ended from their credit: one captured succeeded (not run again), one released runs again", () =>
       Effect.gen(function* () {
         const c = yield* customer(5)
