@@ -4,7 +4,6 @@
  */
 const words: Readonly<Record<string, string>> = {
   NoCreditLeft: "No credit left",
-  CreditsHeld: "All credits in use, retry",
   RequestTooLarge: "Request over 11 MB",
   NotMultipart: "Not a multipart form",
   UploadTimedOut: "Upload too slow",
