@@ -14,6 +14,7 @@ import batches from "./migrations/0008_batches.ts"
 import webhooks from "./migrations/0009_webhooks.ts"
 import idempotencyUsage from "./migrations/0010_idempotency_usage.ts"
 import batchIdempotency from "./migrations/0011_batch_idempotency.ts"
+import batchItemsStarted from "./migrations/0012_batch_items_started.ts"
 
 const migrationFiles = {
   "0001_init": init,
@@ -26,7 +27,8 @@ const migrationFiles = {
   "0008_batches": batches,
   "0009_webhooks": webhooks,
   "0010_idempotency_usage": idempotencyUsage,
-  "0011_batch_idempotency": batchIdempotency
+  "0011_batch_idempotency": batchIdempotency,
+  "0012_batch_items_started": batchItemsStarted
 }
 const migrations = Migrator.fromRecord(migrationFiles)
 

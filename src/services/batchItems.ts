@@ -45,7 +45,10 @@ export const makeBatchItems = Effect.gen(function* () {
 
   /**
    * Claims the oldest queued item of the account waiting longest that runs fewer than
-   * `perAccount` items, across every replica: the account's count is read under a transaction
+   * `perAccount` items, across every replica. Waiting longest: whose last item started longest
+   * ago (never: first), so that accounts take turns; taken by their oldest queued item, a few
+   * accounts' long queues of slow items held every worker while another's one item waited behind
+   * all of them. The account's count is read under a transaction
    * lock of the account (one claimer at a time per account), the item taken `FOR UPDATE SKIP
    * LOCKED`. `attemptId` is the caller's, entered as its own before the claim (`recover`).
    */
@@ -58,7 +61,11 @@ export const makeBatchItems = Effect.gen(function* () {
           AND account_id IN (SELECT id FROM accounts WHERE deleted_at IS NULL AND NOT (credits > 0 AND credits <= reserved))
           AND account_id NOT IN (SELECT account_id FROM batch_items WHERE state = 'running'
             GROUP BY account_id HAVING count(*) >= ${perAccount})
-        GROUP BY account_id ORDER BY min(seq) LIMIT ${accountsPerClaim}`
+        GROUP BY account_id
+        ORDER BY (SELECT max(started_at) FROM batch_items started
+            WHERE started.account_id = batch_items.account_id AND started.started_at IS NOT NULL) NULLS FIRST,
+          min(seq)
+        LIMIT ${accountsPerClaim}`
       for (const { accountId } of accounts) {
         const [lock] = yield* sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${`batch-account:${accountId}`}, 0)) AS locked`
         if (lock?.locked !== true) continue

@@ -20,11 +20,14 @@ const at = (path: string) => `http://images.test:${images.port}${path}`
 
 const gate = Effect.runSync(Ref.make(Effect.runSync(Deferred.make<void>())))
 const calls = Effect.runSync(Ref.make(0))
+/** The `context` of each model call, in the order the calls came. */
+const contexts = Effect.runSync(Ref.make<ReadonlyArray<string>>([]))
 
 /** Echoes field names; keywords `fail` fail as the model would (a 500); `slow` waits at the gate; `slow-fail` both. */
 const model = Describer.scripted((request) =>
   Effect.gen(function* () {
     yield* Ref.update(calls, (n) => n + 1)
+    yield* Ref.update(contexts, (seen) => [...seen, request.context])
     if (request.keywords === "slow" || request.keywords === "slow-fail") yield* Deferred.await(yield* Ref.get(gate))
     if (request.keywords === "fail" || request.keywords === "slow-fail") return yield* new GenerationFailed({ reason: "failed" })
     return Object.fromEntries(request.fields.map((field) => [field.name, `${field.name} value`]))
@@ -126,7 +129,35 @@ for (const backend of backends) {
         yield* ended(id, c.token)
         expect(yield* c.balance).toBe(3)
         // Another key: another batch.
-        expect((yield* send("batch-2", body)).body).not.toMatchObject({ id })
+        const another = yield* send("batch-2", body)
+        expect(another.body).not.toMatchObject({ id })
+        yield* ended((another.body as { id: string }).id, c.token)
+      }))
+
+    it.effect("accounts take turns: another account's item runs before the rest of two long queues that held every worker", () =>
+      Effect.gen(function* () {
+        const [first, second, third] = [yield* customer(10), yield* customer(10), yield* customer(10)]
+        yield* Ref.set(gate, yield* Deferred.make<void>())
+        yield* Ref.set(contexts, [])
+        const slowItems = (context: string) =>
+          Array.from({ length: 4 }, (_, n) => ({ imageUrl: at(`/photo/${context}-${n}.jpg`), keywords: "slow", context }))
+        // Only this test's calls (another test's items may still be ending).
+        const ours = Effect.map(Ref.get(contexts), (seen) => seen.filter((context) => ["first", "second", "third"].includes(context)))
+        const entered = (n: number) => ours.pipe(Effect.filterOrFail((seen) => seen.length >= n), Effect.retry(Schedule.spaced("10 millis")))
+        // Two of the first account's (its bound), then one of the second's: the three workers held at the gate.
+        const a = yield* post(first.token, { items: slowItems("first") })
+        yield* entered(2)
+        const b = yield* post(second.token, { items: slowItems("second") })
+        yield* entered(3)
+        const c = yield* post(third.token, { items: [{ imageUrl: at("/photo/third.jpg"), context: "third" }] })
+        yield* Deferred.succeed(yield* Ref.get(gate), undefined)
+        for (const [created, key] of [[a, first.token], [b, second.token], [c, third.token]] as const) {
+          yield* ended((created.body as { id: string }).id, key)
+        }
+        const order = yield* ours
+        expect(order.slice(0, 3)).toEqual(["first", "first", "second"])
+        // Served by one of the next three claims (by their oldest item, it came last: the 9th).
+        expect(order.indexOf("third")).toBeLessThan(6)
       }))
 
     it.effect("refuses what is not a batch with a 400 naming the fault, and callers as /api/describe does (first)", () =>
