@@ -8,8 +8,10 @@ import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Metric from "effect/Metric"
 import * as Ref from "effect/Ref"
 import { requestIdAnnotation } from "../domain/requestId.ts"
@@ -45,8 +47,12 @@ export const requestLog = HttpMiddleware.make((app) =>
     )
     return yield* app.pipe(
       Effect.provideService(RequestLogFacts, notes),
-      Effect.onInterrupt(() => line(499)),
-      Effect.tap((response) => line(response.status)),
+      // A client that went away reaches here as a failure holding its interruption (the platform
+      // answers it 499 inside `app`), not as an interruption of this fiber: both are a 499.
+      Effect.onExit(Exit.match({
+        onSuccess: (response) => line(response.status),
+        onFailure: (cause) => line(Cause.isInterrupted(cause) ? 499 : 500)
+      })),
       Effect.annotateLogs(requestIdAnnotation, requestId)
     )
   })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { Effect, Layer, Logger } from "effect"
+import { Deferred, Effect, Layer, Logger } from "effect"
 import { Describer } from "../../src/services/Describer.ts"
 import { pglite } from "../support/database.ts"
 import { customer, formData, jpeg } from "../support/describe.ts"
@@ -52,6 +52,21 @@ describe("one log line per request", () => {
       // Outermost, so the server's request fibers are created with it.
       Effect.provide(Logger.replace(Logger.defaultLogger, collecting))
     ))
+
+  it.live("a client that goes away while the model works still gets its line: status 499, counted in the metrics", () =>
+    Effect.gen(function* () {
+      const started = yield* Deferred.make<void>()
+      const hanging = Describer.scripted(() => Effect.zipRight(Deferred.succeed(started, undefined), Effect.never))
+      yield* Effect.gen(function* () {
+        const c = yield* customer(1)
+        // Interrupting the client closes its socket.
+        yield* Effect.raceFirst(post(c.token, "gone-away"), Deferred.await(started))
+        yield* Effect.sleep("300 millis")
+        expect(lineFor("gone-away")).toMatchObject({ method: "POST", route: "/api/describe", status: 499 })
+        const metrics = yield* Effect.flatMap(HttpClient.HttpClient, (client) => client.get("/metrics")).pipe(Effect.flatMap((r) => r.text))
+        expect(metrics).toMatch(/http_requests_total\{[^}]*route="\/api\/describe"[^}]*status="499"[^}]*\} 1/)
+      }).pipe(Effect.provide(serverWith(servicesOn(pglite, hanging))))
+    }).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, collecting))))
 
   it.live("modelLatencyMs counts the describer's whole work: its start on the pixels and the model's answer", () =>
     Effect.gen(function* () {
