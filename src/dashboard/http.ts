@@ -9,7 +9,7 @@ import { clientAddressOf } from "../http/clientAddress.ts"
 import { readSmallBody } from "../http/connections.ts"
 import type { Html } from "./html.ts"
 
-export const cookies = { session: "imd_session", csrf: "imd_csrf" } as const
+export const cookies = { session: "imd_session", csrf: "imd_csrf", knownBrowser: "imd_browser" } as const
 
 export const htmlPage = (body: Html, status = 200) =>
   HttpServerResponse.text(body.value, { status, contentType: "text/html; charset=utf-8" })
@@ -17,9 +17,9 @@ export const htmlPage = (body: Html, status = 200) =>
 /** After a post, the browser loads the next page with a GET (a reload never re-posts). */
 export const seeOther = (location: string) => HttpServerResponse.redirect(location, { status: 303 })
 
-/** HTTPS directly, or through a proxy that says so. */
+/** HTTPS directly, or through a proxy that says so (the first of a chain's values is the client's). */
 export const overHttps = (request: HttpServerRequest.HttpServerRequest) =>
-  request.headers["x-forwarded-proto"] === "https" || request.originalUrl.startsWith("https:")
+  request.headers["x-forwarded-proto"]?.split(",")[0]?.trim().toLowerCase() === "https" || request.originalUrl.startsWith("https:")
 
 /**
  * HttpOnly (no script reads them), SameSite=Lax (not sent on another site's posts, yet a link
@@ -34,6 +34,10 @@ export const cookieOptions = (request: HttpServerRequest.HttpServerRequest) => (
 
 export const withSessionCookie = (request: HttpServerRequest.HttpServerRequest, token: string, expires: Date) =>
   HttpServerResponse.unsafeSetCookie(cookies.session, token, { ...cookieOptions(request), expires })
+
+/** The mark of a browser that logged in (Sessions.knownBrowser): it outlives the session, and log-out. */
+export const withKnownBrowserCookie = (request: HttpServerRequest.HttpServerRequest, token: string, expires: Date) =>
+  HttpServerResponse.unsafeSetCookie(cookies.knownBrowser, token, { ...cookieOptions(request), expires })
 
 export const withoutSessionCookie = (request: HttpServerRequest.HttpServerRequest) =>
   HttpServerResponse.expireCookie(cookies.session, cookieOptions(request))

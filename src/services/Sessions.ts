@@ -16,11 +16,24 @@ import { SessionMissing } from "../domain/dashboard.ts"
 import { Session } from "../domain/models.ts"
 import type { DashboardUser } from "../domain/models.ts"
 import { DashboardConfig } from "../config/DashboardConfig.ts"
-import { randomToken } from "./secrets.ts"
+import { normaliseEmail } from "../domain/credentials.ts"
+import { randomToken, tokenHash } from "./secrets.ts"
 import { Signer } from "./Signer.ts"
 
 /** A session id and no `userId`: an API key (which has one) never passes for a session. */
 const Claims = Schema.Struct({ sid: Schema.UUID, userId: Schema.optional(Schema.Never) })
+
+/**
+ * How long a browser that logged in stays known to the log-in's bounds (README, Dashboard): its
+ * attempts skip the turn that other addresses' failures make on the account (attempts.ts), so
+ * someone who keeps that turn full from many addresses cannot hold the owner's log-in.
+ */
+export const knownBrowserLifetime = Duration.days(180)
+
+/** The account's e-mail address, hashed, and neither a session id nor a `userId`: never a session nor a key. */
+const BrowserClaims = Schema.Struct({ browserOf: Schema.String, sid: Schema.optional(Schema.Never), userId: Schema.optional(Schema.Never) })
+
+const browserOf = (email: string) => tokenHash(`known-browser:${normaliseEmail(email)}`)
 
 export class Sessions extends Effect.Service<Sessions>()("Sessions", {
   effect: Effect.gen(function* () {
@@ -82,7 +95,24 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
         return { token, session }
       }).pipe(Effect.orDie, Effect.withSpan("Sessions.start"))
 
-    return { start, resume, end } as const
+    /** The value of the cookie that marks this browser as one that logged in as `email`, and its expiry. */
+    const knownBrowser = (email: string) =>
+      Effect.gen(function* () {
+        const issuedAt = yield* now
+        const expiresAt = new Date(issuedAt.getTime() + Duration.toMillis(knownBrowserLifetime))
+        return { token: yield* signer.sign({ browserOf: browserOf(email) }, { issuedAt, expiresAt }), expiresAt }
+      })
+
+    /** Whether the cookie marks this browser as one that logged in as `email`, signed by the service and unexpired. */
+    const isKnownBrowser = (token: string | undefined, email: string) =>
+      Effect.gen(function* () {
+        if (token === undefined || token === "") return false
+        const verified = yield* Effect.option(signer.verify(token, yield* now))
+        const claims = Option.flatMap(verified, Schema.decodeUnknownOption(BrowserClaims))
+        return Option.isSome(claims) && claims.value.browserOf === browserOf(email)
+      })
+
+    return { start, resume, end, knownBrowser, isKnownBrowser } as const
   }),
   dependencies: [Signer.Default]
 }) {}

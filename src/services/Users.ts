@@ -35,6 +35,8 @@ export interface LogIn {
   readonly password: string
   /** The client's network address, for the per-address bound. */
   readonly address: string
+  /** A browser that logged in as this user before (Sessions.isKnownBrowser): it never waits in the account's turn. */
+  readonly knownBrowser?: boolean
 }
 
 export interface ChangePassword {
@@ -118,7 +120,8 @@ export class Users extends Effect.Service<Users>()("Users", {
           return yield* new LoginThrottled({ retryAfterSeconds: refused.value })
         }
         const byAccount = yield* recentFailures(sql`email = ${email}`, since)
-        const delay = loginDelay(byAccount.count)
+        // Failures from other addresses slow a guesser down; the owner's own browser is not one.
+        const delay = form.knownBrowser === true ? Duration.zero : loginDelay(byAccount.count)
         const check = Effect.gen(function* () {
           yield* Effect.sleep(delay)
           const found = yield* Effect.orDie(rows.findCredentials(email))
@@ -148,7 +151,8 @@ export class Users extends Effect.Service<Users>()("Users", {
     const changePassword = (change: ChangePassword) =>
       Effect.gen(function* () {
         const password = yield* newPasswordUsed(change.next)
-        yield* logIn({ email: change.email, password: change.current, address: change.address })
+        // A logged-in user's own browser: it never waits in the account's turn.
+        yield* logIn({ email: change.email, password: change.current, address: change.address, knownBrowser: true })
         const passwordHash = yield* hashPassword(password)
         yield* Effect.all([
           sql`UPDATE dashboard_users SET password_hash = ${passwordHash} WHERE id = ${change.userId}`,

@@ -20,6 +20,8 @@ import { type FifoSemaphore, unsafeMakeFifoSemaphore } from "./fifoSemaphore.ts"
  * this process): their delays add up instead of running side by side. At most `delayedPerAccount`
  * of them, waiting or in their turn, come from addresses with failures of their own on the account;
  * more are refused at once. An attempt from an address without any is never refused: it waits its turn.
+ * A browser that logged in as the user before (Sessions.isKnownBrowser) skips the delay and the turn,
+ * so nobody can hold the owner's log-in by keeping the turn full from many addresses.
  */
 export const loginFailures = {
   window: Duration.minutes(15),

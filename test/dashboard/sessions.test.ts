@@ -25,6 +25,11 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
       expect(cookie).toMatch(/; HttpOnly/)
       expect(cookie).toMatch(/; SameSite=Lax/)
       expect(cookie).not.toMatch(/Secure/)
+      // The mark of a browser that logged in (README, Dashboard), as private, and outliving the session.
+      const known = answer.setCookies.find((line) => line.startsWith("imd_browser=")) ?? ""
+      expect(known).toMatch(/; Path=\/dashboard; .*HttpOnly/)
+      expect(known).toMatch(/; SameSite=Lax/)
+      expect(new Date(/Expires=([^;]+)/.exec(known)?.[1] ?? "").getTime()).toBeGreaterThan(Date.now() + 170 * 86_400_000)
       const overview = yield* browser.get("/dashboard?done=welcome")
       expect(overview.status).toBe(200)
       onPage(overview.body, "Your account is ready")
@@ -43,6 +48,10 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
         { "x-forwarded-proto": "https" }
       )
       expect(answer.setCookies.find((line) => line.startsWith("imd_session="))).toMatch(/; Secure/)
+      expect(answer.setCookies.find((line) => line.startsWith("imd_browser="))).toMatch(/; Secure/)
+      // A chain of proxies: the first value is what the client used.
+      const chained = yield* visitor(yield* baseUrl).get("/dashboard/signup", { "x-forwarded-proto": "https, http" })
+      expect(chained.setCookies.find((line) => line.startsWith("imd_csrf="))).toMatch(/; Secure/)
     }))
 
   it.effect("pages behind the log-in send a visitor without a session to the log-in page", () =>

@@ -180,6 +180,48 @@ for (const backend of backends) {
           expect((yield* settled(logIn("turns@example.com", password, "203.0.114.99"))).value.email).toBe("turns@example.com")
         }))
 
+      it.effect("the owner's own browser (one that logged in before) never waits in that turn, however full others keep it", () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(now)
+          yield* signUp("known@example.com")
+          for (let i = 0; i < 8; i++) yield* Effect.flip(settled(logIn("known@example.com", "wrong", `198.51.102.${i}`)))
+          const fibers = yield* Effect.forEach(
+            Array.from({ length: 4 }, (_, i) => `203.0.115.${i}`),
+            (address) => Effect.fork(failedTag(logIn("known@example.com", "wrong", address)))
+          )
+          // The clock stands still, so the turn's delays cannot pass: the owner's browser is answered anyway.
+          const owner = yield* Effect.flatMap(users, (u) =>
+            u.logIn({ email: "known@example.com", password, address: "203.0.115.99", knownBrowser: true }))
+          expect(owner.email).toBe("known@example.com")
+          expect((yield* Effect.forEach(fibers, Fiber.poll)).every(Option.isNone)).toBe(true)
+          // A known browser's wrong password still counts, and still meets the per-address bound.
+          for (let i = 0; i < loginFailures.perAccountAndAddress; i++) {
+            expect(yield* failedTag(Effect.flatMap(users, (u) =>
+              u.logIn({ email: "known@example.com", password: "wrong", address: "203.0.115.98", knownBrowser: true })))).toBe("LoginFailed")
+          }
+          expect(yield* failedTag(Effect.flatMap(users, (u) =>
+            u.logIn({ email: "known@example.com", password, address: "203.0.115.98", knownBrowser: true })))).toBe("LoginThrottled")
+          yield* settled(Effect.forEach(fibers, Fiber.join))
+        }))
+
+      it.effect("a known browser's mark is the service's, for one account, and never a session or a key", () =>
+        Effect.gen(function* () {
+          const sessions = yield* Sessions
+          const { token } = yield* sessions.knownBrowser("Mark@Example.com")
+          expect(yield* sessions.isKnownBrowser(token, " mark@example.com")).toBe(true)
+          expect(yield* sessions.isKnownBrowser(token, "other@example.com")).toBe(false)
+          expect(yield* sessions.isKnownBrowser(`${token}x`, "mark@example.com")).toBe(false)
+          expect(yield* sessions.isKnownBrowser(undefined, "mark@example.com")).toBe(false)
+          expect(yield* failedTag(sessions.resume(token))).toBe("SessionMissing")
+          const user = yield* signUp("marked@example.com")
+          const session = yield* sessions.start(user, undefined)
+          expect(yield* sessions.isKnownBrowser(session.token, "marked@example.com")).toBe(false)
+          // Past its 180 days, forgotten.
+          const fresh = yield* sessions.knownBrowser("marked@example.com")
+          yield* TestClock.adjust(Duration.days(181))
+          expect(yield* sessions.isKnownBrowser(fresh.token, "marked@example.com")).toBe(false)
+        }))
+
       it.effect(`past ${loginFailures.delayedPerAccount} delayed attempts on one account, more from addresses with failures are refused at once`, () =>
         Effect.gen(function* () {
           yield* TestClock.setTime(now)

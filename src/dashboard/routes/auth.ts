@@ -6,7 +6,9 @@ import * as Option from "effect/Option"
 import type { DashboardUser } from "../../domain/models.ts"
 import { Sessions } from "../../services/Sessions.ts"
 import { Users } from "../../services/Users.ts"
-import { clientAddress, cookies, htmlPage, queryParam, readDashboardForm, seeOther, withoutSessionCookie, withSessionCookie } from "../http.ts"
+import {
+  clientAddress, cookies, htmlPage, queryParam, readDashboardForm, seeOther, withKnownBrowserCookie, withoutSessionCookie, withSessionCookie
+} from "../http.ts"
 import type { PasswordResetInvalid } from "../../domain/dashboard.ts"
 import {
   invitationInvalidPage, invitationPage, loginPage, passwordResetInvalidPage, passwordResetPage, signupPage
@@ -20,12 +22,20 @@ import { noticeOf } from "./notices.ts"
 export const tryAgainIn = (seconds: number) => `Try again in ${Math.ceil(seconds / 60)} minute(s).`
 export const retryAfterHeader = (seconds: number) => HttpServerResponse.setHeader("retry-after", String(seconds))
 
-/** A new session for `user`, replacing whatever session the browser had (fixation), then the overview. */
+/**
+ * A new session for `user`, replacing whatever session the browser had (fixation), then the
+ * overview; the browser is marked as one that logged in as the user (Sessions.knownBrowser).
+ */
 const logInAs = (user: DashboardUser, then: string) =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const { session, token } = yield* Effect.flatMap(Sessions, (sessions) => sessions.start(user, request.cookies[cookies.session]))
-    return seeOther(then).pipe(withSessionCookie(request, token, session.expiresAt))
+    const sessions = yield* Sessions
+    const { session, token } = yield* sessions.start(user, request.cookies[cookies.session])
+    const browser = yield* sessions.knownBrowser(user.email)
+    return seeOther(then).pipe(
+      withSessionCookie(request, token, session.expiresAt),
+      withKnownBrowserCookie(request, browser.token, browser.expiresAt)
+    )
   })
 
 const showLogin = (status: number, view: { readonly email?: string; readonly problem?: Problem; readonly notice?: string | undefined }) =>
@@ -46,7 +56,9 @@ export const logIn = Effect.gen(function* () {
   yield* checkAnonymousCsrf(form.get("csrf"))
   const email = form.get("email") ?? ""
   const address = yield* clientAddress
-  return yield* Effect.flatMap(Users, (users) => users.logIn({ email, password: form.get("password") ?? "", address })).pipe(
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const knownBrowser = yield* Effect.flatMap(Sessions, (sessions) => sessions.isKnownBrowser(request.cookies[cookies.knownBrowser], email))
+  return yield* Effect.flatMap(Users, (users) => users.logIn({ email, password: form.get("password") ?? "", address, knownBrowser })).pipe(
     Effect.flatMap((user) => logInAs(user, paths.overview)),
     Effect.catchTags({
       LoginFailed: () => showLogin(401, { email, problem: { field: "email", message: "The e-mail address or the password is not right" } }),
