@@ -14,7 +14,7 @@ import batches from "./migrations/0008_batches.ts"
 import webhooks from "./migrations/0009_webhooks.ts"
 import idempotencyUsage from "./migrations/0010_idempotency_usage.ts"
 import batchIdempotency from "./migrations/0011_batch_idempotency.ts"
-import batchItemsStarted from "./migrations/0012_batch_items_started.ts"
+import batchTurns from "./migrations/0012_batch_turns.ts"
 
 const migrationFiles = {
   "0001_init": init,
@@ -28,7 +28,7 @@ const migrationFiles = {
   "0009_webhooks": webhooks,
   "0010_idempotency_usage": idempotencyUsage,
   "0011_batch_idempotency": batchIdempotency,
-  "0012_batch_items_started": batchItemsStarted
+  "0012_batch_turns": batchTurns
 }
 const migrations = Migrator.fromRecord(migrationFiles)
 

@@ -37,8 +37,24 @@ export const requestDigest = (read: DescribeForm) => {
   return hash.digest("hex")
 }
 
-/** The SHA-256 of a batch as read (domain/batchInput.ts): the same items, fields and webhook, the same batch. */
-export const batchDigest = (input: BatchInput) => createHash("sha256").update(JSON.stringify(input)).digest("hex")
+/** A JSON value with every object's keys in one order: the order of keys means nothing in JSON. */
+const sortedKeys = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(sortedKeys)
+    : value !== null && typeof value === "object"
+    ? Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortedKeys((value as Record<string, unknown>)[key])]))
+    : value
+
+/**
+ * The SHA-256 of a batch as read (domain/batchInput.ts): the same items, fields and webhook, the
+ * same batch, whatever the order of keys in an item's `metadata`. A `schema`'s order of keys is
+ * its fields' order (§2.1), so it counts.
+ */
+export const batchDigest = (input: BatchInput) =>
+  createHash("sha256").update(JSON.stringify({
+    ...input,
+    items: input.items.map((item) => ({ ...item, metadata: item.metadata === undefined ? undefined : sortedKeys(JSON.parse(item.metadata)) }))
+  })).digest("hex")
 
 /** A 200 kept for replay: its body and the headers a client reads (`Content-Language`, `X-Describer`). */
 export interface StoredAnswer {

@@ -6,9 +6,9 @@
  */
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -47,11 +47,12 @@ export const requestLog = HttpMiddleware.make((app) =>
     )
     return yield* app.pipe(
       Effect.provideService(RequestLogFacts, notes),
-      // A client that went away reaches here as a failure holding its interruption (the platform
-      // answers it 499 inside `app`), not as an interruption of this fiber: both are a 499.
+      // A failure reaches here with the answer the platform gave it inside `app` (a client that
+      // went away: 499, held in the cause), or as an interruption of this fiber: the status is the
+      // platform's for that cause either way.
       Effect.onExit(Exit.match({
         onSuccess: (response) => line(response.status),
-        onFailure: (cause) => line(Cause.isInterrupted(cause) ? 499 : 500)
+        onFailure: (cause) => line(HttpServerError.causeResponseStripped(cause)[0].status)
       })),
       Effect.annotateLogs(requestIdAnnotation, requestId)
     )

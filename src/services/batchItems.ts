@@ -46,25 +46,25 @@ export const makeBatchItems = Effect.gen(function* () {
   /**
    * Claims the oldest queued item of the account waiting longest that runs fewer than
    * `perAccount` items, across every replica. Waiting longest: whose last item started longest
-   * ago (never: first), so that accounts take turns; taken by their oldest queued item, a few
-   * accounts' long queues of slow items held every worker while another's one item waited behind
-   * all of them. The account's count is read under a transaction
-   * lock of the account (one claimer at a time per account), the item taken `FOR UPDATE SKIP
-   * LOCKED`. `attemptId` is the caller's, entered as its own before the claim (`recover`).
+   * ago (never: first; `batch_turns`, by the database's clock), so that accounts take turns;
+   * taken by their oldest queued item, a few accounts' long queues of slow items held every
+   * worker while another's one item waited behind all of them. The account's count is read under
+   * a transaction lock of the account (one claimer at a time per account), the item taken `FOR
+   * UPDATE SKIP LOCKED`. `attemptId` is the caller's, entered as its own before the claim (`recover`).
    */
   const claim = (instanceId: string, attemptId: string, perAccount: number) =>
     Effect.gen(function* () {
       // Accounts already at their bound are left out here, so they never hide one that is not; a
       // deleted account's items are not run (its keys no longer work either); nor are those of an
       // account whose every credit is held (by its running items): they would only wait for one.
-      const accounts = yield* sql<{ accountId: AccountId }>`SELECT account_id FROM batch_items WHERE state = 'queued'
-          AND account_id IN (SELECT id FROM accounts WHERE deleted_at IS NULL AND NOT (credits > 0 AND credits <= reserved))
-          AND account_id NOT IN (SELECT account_id FROM batch_items WHERE state = 'running'
+      const accounts = yield* sql<{ accountId: AccountId }>`SELECT queued.account_id FROM batch_items queued
+          LEFT JOIN batch_turns turn ON turn.account_id = queued.account_id
+        WHERE queued.state = 'queued'
+          AND queued.account_id IN (SELECT id FROM accounts WHERE deleted_at IS NULL AND NOT (credits > 0 AND credits <= reserved))
+          AND queued.account_id NOT IN (SELECT account_id FROM batch_items WHERE state = 'running'
             GROUP BY account_id HAVING count(*) >= ${perAccount})
-        GROUP BY account_id
-        ORDER BY (SELECT max(started_at) FROM batch_items started
-            WHERE started.account_id = batch_items.account_id AND started.started_at IS NOT NULL) NULLS FIRST,
-          min(seq)
+        GROUP BY queued.account_id, turn.started_at
+        ORDER BY turn.started_at NULLS FIRST, min(queued.seq)
         LIMIT ${accountsPerClaim}`
       for (const { accountId } of accounts) {
         const [lock] = yield* sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${`batch-account:${accountId}`}, 0)) AS locked`
@@ -80,6 +80,8 @@ export const makeBatchItems = Effect.gen(function* () {
           FROM next, batches WHERE batch_items.id = next.id AND batches.id = batch_items.batch_id
           RETURNING batch_items.id, batch_items.batch_id, batch_items.fields, batches.key_id`
         if (item === undefined) continue
+        yield* sql`INSERT INTO batch_turns (account_id, started_at) VALUES (${accountId}, now())
+          ON CONFLICT (account_id) DO UPDATE SET started_at = EXCLUDED.started_at`
         return Option.some<ClaimedItem>({
           id: item.id, batchId: item.batchId, accountId, keyId: item.keyId, attemptId, fields: JSON.parse(item.fields)
         })

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { requestDigest } from "../../src/domain/idempotency.ts"
+import type { BatchInput } from "../../src/domain/batchInput.ts"
+import { batchDigest, requestDigest } from "../../src/domain/idempotency.ts"
 import { formOf, formText } from "../support/describeForm.ts"
 
 const text = formText
@@ -26,5 +27,21 @@ describe("requestDigest", () => {
     expect(requestDigest(form({ image: file([1]), schema: text(" ") }))).toBe(requestDigest(form({ image: file([1]) })))
     expect(requestDigest(form({ image: file([]), imageUrl: text("https://a.test/1.jpg") })))
       .toBe(requestDigest(form({ imageUrl: text("https://a.test/1.jpg") })))
+  })
+})
+
+describe("batchDigest", () => {
+  const batch = (metadata: string | undefined, schema = `{"title":"A title","alt":"Alt text"}`): BatchInput => ({
+    items: [{ fields: { imageUrl: "https://example.com/a.jpg", schema }, metadata }],
+    webhookUrl: undefined,
+    itemEvents: false
+  })
+
+  it("the order of keys in metadata does not count; values, and the order of a schema's fields, do", () => {
+    expect(batchDigest(batch(`{"a":1,"b":{"c":2,"d":[{"e":3,"f":4}]}}`))).toBe(batchDigest(batch(`{"b":{"d":[{"f":4,"e":3}],"c":2},"a":1}`)))
+    expect(batchDigest(batch(`{"a":1}`))).not.toBe(batchDigest(batch(`{"a":2}`)))
+    expect(batchDigest(batch(`[1,2]`))).not.toBe(batchDigest(batch(`[2,1]`)))
+    expect(batchDigest(batch(undefined))).not.toBe(batchDigest(batch("null")))
+    expect(batchDigest(batch(undefined, `{"alt":"Alt text","title":"A title"}`))).not.toBe(batchDigest(batch(undefined)))
   })
 })
