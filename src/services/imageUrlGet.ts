@@ -31,10 +31,15 @@ const failed = (reason: string) => new ImageUrlFetchFailed({ reason })
 
 const cutShort = "the connection closed before the end of the image"
 
-/** The answer's head, its body not yet read; the connection is closed with the scope. */
+/**
+ * The answer's head, its body not yet read; the connection is closed with the scope. The wait for
+ * the head is interruptible (the fetch's deadline, a client gone, shutdown): as an
+ * `acquireRelease`'s acquisition it was not, and a server that accepted and never answered held
+ * its request, and the process's exit, for good.
+ */
 const answerTo = (url: URL, checked: ResolvedAddress) =>
-  Effect.acquireRelease(
-    Effect.async<http.IncomingMessage, ImageUrlFetchFailed>((resume) => {
+  Effect.uninterruptibleMask((restore) =>
+    restore(Effect.async<http.IncomingMessage, ImageUrlFetchFailed>((resume) => {
       const client = url.protocol === "https:" ? https : http
       // No agent: a pooled connection was opened to an address checked for an earlier request.
       const request = client.get(url, {
@@ -45,8 +50,7 @@ const answerTo = (url: URL, checked: ResolvedAddress) =>
       // Kept for the whole exchange: an error after the head reaches the body's reader as its end.
       request.on("error", () => resume(Effect.fail(failed("the connection failed"))))
       return Effect.sync(() => request.destroy())
-    }),
-    (response) => Effect.sync(() => response.destroy())
+    })).pipe(Effect.tap((response) => Effect.addFinalizer(() => Effect.sync(() => response.destroy()))))
   )
 
 /** The body, counted as it comes; past 10 MB, `ImageTooLarge` (the scope then closes the connection). */

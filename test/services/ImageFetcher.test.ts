@@ -47,6 +47,27 @@ afterAll(() => {
 const fetcher = ImageFetcher.make({ allow: parseAllowList("images.test").allow, timeout: Duration.seconds(3) })
 const onTestHost = <A, E>(effect: Effect.Effect<A, E>) => Effect.provideService(effect, HostResolver, HostResolver.fixed({ "images.test": ["127.0.0.1"] }))
 
+/** Accepts connections and never answers. */
+const silent = http.createServer(() => {})
+await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve))
+afterAll(() => {
+  silent.closeAllConnections()
+  silent.close()
+})
+
+describe("ImageFetcher and a server that never answers", () => {
+  it.live("the fetch ends at its deadline, and can be interrupted before it", () =>
+    Effect.gen(function* () {
+      const quick = ImageFetcher.make({ allow: parseAllowList("images.test").allow, timeout: Duration.millis(300) })
+      const url = `http://images.test:${(silent.address() as AddressInfo).port}/a.jpg`
+      const failed = yield* Effect.flip(onTestHost(quick.fetch(url, () => Effect.void)))
+      expect(failed).toMatchObject({ _tag: "ImageUrlFetchFailed", reason: "no complete answer within 0.3 s" })
+      // Interrupted from outside (a client gone, shutdown), long before the deadline of 3 s.
+      const interrupted = yield* onTestHost(fetcher.fetch(url, () => Effect.void)).pipe(Effect.timeoutOption("300 millis"))
+      expect(interrupted._tag).toBe("None")
+    }), 10_000)
+})
+
 describe("ImageFetcher and the upload budget", () => {
   it.live("the announced length is held once, before the body; without one, the 10 MB cap", () =>
     Effect.gen(function* () {
