@@ -5,13 +5,15 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect, Fiber, Layer, Logger, LogLevel, Schedule } from "effect"
-import { backends, postgresSkipReason, postgresUrl } from "../support/database.ts"
+import { type Backend, backends, postgresSkipReason, postgresUrl } from "../support/database.ts"
 import { baseUrl, csrfOf, onPage, password, resetLink, signedUp, visitor } from "../support/dashboard.ts"
 import { serverWith } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
 
 const quiet = Logger.minimumLogLevel(LogLevel.Warning)
 const newPassword = "a brand new passphrase"
+
+type ResetLinkOf = Effect.Effect.Success<ReturnType<typeof resetLink>>
 
 /** The status of a log-in with these credentials, from a browser of its own. */
 const logInStatus = (email: string, secret: string) =>
@@ -57,6 +59,23 @@ const racePosts = <A>(email: string, posts: Effect.Effect<A>) =>
       return running
     }).pipe(sql.withTransaction, Effect.orDie, Effect.flatMap(Fiber.join)))
 
+/**
+ * Two browsers open a link each (the same one, or two of one user) and post a new password at the
+ * same moment: one is set (303), the other refused (410). The answers, and the password that won.
+ */
+const postAtOnce = (backend: Backend, email: string, links: readonly [ResetLinkOf, ResetLinkOf]) =>
+  Effect.gen(function* () {
+    const base = yield* baseUrl
+    const browsers = [visitor(base), visitor(base)] as const
+    const forms = yield* Effect.all([browsers[0].get(links[0].path), browsers[1].get(links[1].path)])
+    const passwords = [newPassword, "the other new passphrase"] as const
+    const posts = Effect.all([0, 1].map((i) =>
+      browsers[i]!.post("/dashboard/reset-password", { csrf: csrfOf(forms[i]!.body), token: links[i]!.token, password: passwords[i]! })), { concurrency: "unbounded" })
+    const answers = backend.name === "PostgreSQL" ? yield* racePosts(email, posts) : yield* posts
+    expect(answers.map((answer) => answer.status).sort()).toEqual([303, 410])
+    return { answers, winner: answers[0]?.status === 303 ? passwords[0] : passwords[1] }
+  })
+
 for (const backend of backends) {
   layer(serverWith(servicesOn(backend)).pipe(Layer.provide(quiet)), { excludeTestServices: true })(`password-reset links on ${backend.name}`, (it) => {
     it.effect("the CLI's link opens a form that sets the password, ends every other session and logs in", () =>
@@ -91,15 +110,7 @@ for (const backend of backends) {
         const base = yield* baseUrl
         yield* signedUp(base, { email: "once@example.com" })
         const link = yield* resetLink("once@example.com")
-        const [first, second] = [visitor(base), visitor(base)]
-        const [formA, formB] = yield* Effect.all([first.get(link.path), second.get(link.path)])
-        const posts = Effect.all([
-          first.post("/dashboard/reset-password", { csrf: csrfOf(formA.body), token: link.token, password: newPassword }),
-          second.post("/dashboard/reset-password", { csrf: csrfOf(formB.body), token: link.token, password: "the other new passphrase" })
-        ], { concurrency: "unbounded" })
-        const answers = backend.name === "PostgreSQL" ? yield* racePosts("once@example.com", posts) : yield* posts
-        expect(answers.map((answer) => answer.status).sort()).toEqual([303, 410])
-        const winner = answers[0]?.status === 303 ? newPassword : "the other new passphrase"
+        const { answers, winner } = yield* postAtOnce(backend, "once@example.com", [link, link])
         onPage(answers.find((answer) => answer.status === 410)?.body ?? "", "Ask the operator of this service for a new link")
         const again = yield* visitor(base).get(link.path)
         expect(again.status).toBe(410)
@@ -112,16 +123,8 @@ for (const backend of backends) {
       Effect.gen(function* () {
         const base = yield* baseUrl
         yield* signedUp(base, { email: "two-at-once@example.com" })
-        const [a, b] = [yield* resetLink("two-at-once@example.com"), yield* resetLink("two-at-once@example.com")]
-        const [first, second] = [visitor(base), visitor(base)]
-        const [formA, formB] = yield* Effect.all([first.get(a.path), second.get(b.path)])
-        const posts = Effect.all([
-          first.post("/dashboard/reset-password", { csrf: csrfOf(formA.body), token: a.token, password: newPassword }),
-          second.post("/dashboard/reset-password", { csrf: csrfOf(formB.body), token: b.token, password: "the other new passphrase" })
-        ], { concurrency: "unbounded" })
-        const answers = backend.name === "PostgreSQL" ? yield* racePosts("two-at-once@example.com", posts) : yield* posts
-        expect(answers.map((answer) => answer.status).sort()).toEqual([303, 410])
-        const winner = answers[0]?.status === 303 ? newPassword : "the other new passphrase"
+        const links = [yield* resetLink("two-at-once@example.com"), yield* resetLink("two-at-once@example.com")] as const
+        const { winner } = yield* postAtOnce(backend, "two-at-once@example.com", links)
         expect(yield* logInStatus("two-at-once@example.com", winner)).toBe(303)
       }))
 
