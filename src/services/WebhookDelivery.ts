@@ -14,6 +14,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
 import { ImageUrlConfig } from "../config/ImageUrlConfig.ts"
 import { WebhookConfig } from "../config/WebhookConfig.ts"
 import type { AllowList } from "../domain/publicAddress.ts"
@@ -62,6 +63,11 @@ export const endedEventRetention = Duration.days(30)
 export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDelivery, {
   /** Attempts every event due now, until none is left; how many attempts were made. */
   readonly deliverDue: Effect.Effect<number>
+  /**
+   * This process's `WEBHOOK_CONCURRENCY` workers, for good: each attempts due events until none is
+   * left, then looks again after `WEBHOOK_POLL_MS`; a database outage is logged and tried again.
+   */
+  readonly run: Effect.Effect<void>
   /** Deletes the events that ended more than `endedEventRetention` ago; how many. */
   readonly sweep: Effect.Effect<number>
 }>() {
@@ -74,24 +80,33 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
       const lease = Duration.sum(settings.timeout, Duration.minutes(1))
 
       /**
-       * The oldest due event of an account with fewer than `perAccount` attempts in flight (a claim
-       * whose lease has not run out). Claims take turns (a transaction lock), so each counts the
-       * claims made before it, on every replica.
+       * A due event of the account waiting longest (whose last attempt started longest ago, never
+       * first: `webhook_turns`, by the database's clock), its oldest, among the accounts with fewer
+       * than `perAccount` attempts in flight (a claim whose lease has not run out); on this
+       * process's last free worker (`lastWorker`), among those with none, so that accounts whose
+       * receivers hang never hold every worker. Claims take turns (a transaction lock), so each
+       * counts the claims made before it, on every replica.
        */
-      const claim = (claimId: string) =>
+      const claim = (claimId: string, lastWorker: boolean) =>
         Effect.gen(function* () {
           const at = yield* now
           yield* sql`SELECT pg_advisory_xact_lock(hashtextextended('webhook-claim', 0))`
-          const [event] = yield* sql<Claimed>`WITH busy AS (
-              SELECT account_id FROM webhook_events WHERE state = 'pending' AND claim_id IS NOT NULL AND next_attempt_at > ${at}
-              GROUP BY account_id HAVING count(*) >= ${settings.perAccount})
+          const [event] = yield* sql<Claimed>`WITH in_flight AS (
+              SELECT account_id, count(*) AS attempts FROM webhook_events
+              WHERE state = 'pending' AND claim_id IS NOT NULL AND next_attempt_at > ${at} GROUP BY account_id)
             UPDATE webhook_events SET attempts = attempts + 1, claim_id = ${claimId},
             next_attempt_at = ${new Date(at.getTime() + Duration.toMillis(lease))}
-            WHERE id = (SELECT id FROM webhook_events WHERE state = 'pending' AND next_attempt_at <= ${at}
-              AND account_id NOT IN (SELECT account_id FROM busy)
-              ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+            WHERE id = (SELECT due.id FROM webhook_events due
+                LEFT JOIN in_flight ON in_flight.account_id = due.account_id
+                LEFT JOIN webhook_turns turn ON turn.account_id = due.account_id
+              WHERE due.state = 'pending' AND due.next_attempt_at <= ${at}
+                AND coalesce(in_flight.attempts, 0) < ${lastWorker ? 1 : settings.perAccount}
+              ORDER BY turn.started_at NULLS FIRST, due.next_attempt_at LIMIT 1 FOR UPDATE OF due SKIP LOCKED)
             RETURNING id, account_id, url, payload, attempts`
-          return Option.fromNullable(event)
+          if (event === undefined) return Option.none<Claimed>()
+          yield* sql`INSERT INTO webhook_turns (account_id, started_at) VALUES (${event.accountId}, now())
+            ON CONFLICT (account_id) DO UPDATE SET started_at = EXCLUDED.started_at`
+          return Option.some(event)
         }).pipe(sql.withTransaction)
 
       const attempt = (event: Claimed): Effect.Effect<Outcome> =>
@@ -137,28 +152,47 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
           }
         }).pipe(sql.withTransaction)
 
-      /** Claims and attempts events one after another until none is due; how many. */
-      const drain = (count: number): Effect.Effect<number> =>
-        Effect.gen(function* () {
-          const claimId = crypto.randomUUID()
-          const claimed = yield* claim(claimId).pipe(Effect.orDie)
-          if (Option.isNone(claimed)) return count
-          const started = yield* Clock.currentTimeMillis
-          const outcome = yield* attempt(claimed.value)
-          yield* record(claimed.value, claimId, outcome, started).pipe(Effect.orDie)
-          return yield* drain(count + 1)
-        })
+      // This process's workers now claiming or attempting an event.
+      const working = yield* Ref.make(0)
 
-      const deliverDue = Effect.all(Array.from({ length: settings.concurrency }, () => drain(0)), { concurrency: "unbounded" }).pipe(
+      /** One worker's claim and attempt; whether an event was due. */
+      const attemptNext = Effect.acquireUseRelease(
+        Ref.getAndUpdate(working, (n) => n + 1),
+        (othersWorking) =>
+          Effect.gen(function* () {
+            const claimId = crypto.randomUUID()
+            const claimed = yield* claim(claimId, othersWorking >= settings.concurrency - 1).pipe(Effect.orDie)
+            if (Option.isNone(claimed)) return false
+            const started = yield* Clock.currentTimeMillis
+            const outcome = yield* attempt(claimed.value)
+            yield* record(claimed.value, claimId, outcome, started).pipe(Effect.orDie)
+            return true
+          }),
+        () => Ref.update(working, (n) => n - 1)
+      )
+
+      /** One worker's attempts, one after another until none is due; how many. */
+      const drain = (count: number): Effect.Effect<number> =>
+        Effect.flatMap(attemptNext, (attempted) => attempted ? drain(count + 1) : Effect.succeed(count))
+
+      const workers = Array.from({ length: settings.concurrency }, () => drain(0))
+      const deliverDue = Effect.all(workers, { concurrency: "unbounded" }).pipe(
         Effect.map((counts) => counts.reduce((a, b) => a + b, 0)),
         Effect.withSpan("WebhookDelivery.deliverDue")
       )
+      // Each worker looks again on its own: one held by a receiver that hangs does not hold the others.
+      const run = Effect.forEach(workers, (worker) =>
+        worker.pipe(
+          Effect.catchAllCause((cause) => Effect.logWarning("could not deliver webhook events", cause)),
+          Effect.zipRight(Effect.sleep(settings.poll)),
+          Effect.forever
+        ), { concurrency: "unbounded", discard: true })
       const sweep = Effect.gen(function* () {
         const before = new Date((yield* Clock.currentTimeMillis) - Duration.toMillis(endedEventRetention))
         const rows = yield* sql`DELETE FROM webhook_events WHERE state <> 'pending' AND ended_at < ${before} RETURNING id`
         return rows.length
       }).pipe(Effect.orDie, Effect.withSpan("WebhookDelivery.sweep"))
-      return { deliverDue, sweep }
+      return { deliverDue, run, sweep }
     })
 
   static readonly layerWith = (settings: WebhookDeliverySettings) => Layer.effect(WebhookDelivery, WebhookDelivery.make(settings))
@@ -166,18 +200,16 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
   static readonly layer = Layer.unwrapEffect(Effect.map(settingsRead, WebhookDelivery.layerWith))
 
   /**
-   * The worker of this process, for the life of the layer: due events every `WEBHOOK_POLL_MS`, and
-   * old ended events swept every hour. A database outage does not end it; the next round tries again.
+   * The workers of this process, for the life of the layer, and old ended events swept every hour.
+   * A database outage does not end them; the next look tries again.
    */
-  static readonly worker = (poll: Duration.Duration) => Layer.scopedDiscard(Effect.gen(function* () {
-    const { deliverDue, sweep } = yield* WebhookDelivery
-    const round = deliverDue.pipe(Effect.catchAllCause((cause) => Effect.logWarning("could not deliver webhook events", cause)))
-    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(round, Effect.sleep(poll))))
+  static readonly worker = Layer.scopedDiscard(Effect.gen(function* () {
+    const { run, sweep } = yield* WebhookDelivery
+    yield* Effect.forkScoped(run)
     const sweepRound = sweep.pipe(Effect.catchAllCause((cause) => Effect.logWarning("could not sweep ended webhook events", cause)))
     yield* Effect.forkScoped(Effect.forever(Effect.delay(sweepRound, "1 hour")))
   }))
 
   /** The delivery service and its worker, configured from the settings (config/Settings.ts, src/app.ts). */
-  static readonly live = Layer.unwrapEffect(Effect.map(settingsRead, (settings) =>
-    WebhookDelivery.worker(settings.poll).pipe(Layer.provideMerge(WebhookDelivery.layerWith(settings)))))
+  static readonly live = WebhookDelivery.worker.pipe(Layer.provideMerge(WebhookDelivery.layer))
 }

@@ -202,6 +202,40 @@ for (const backend of backends) {
         expect(order.indexOf("/ok/other")).toBeLessThan(order.indexOf("/ok/slow-2"))
       }).pipe(Effect.provide(WebhookDelivery.layerWith(settings("127.0.0.1", 1)))))
 
+    it.scoped("accounts take turns: one account's backlog does not go out before another's event queued after it", () =>
+      Effect.gen(function* () {
+        const { base, received } = yield* webhookReceiver
+        const [busy, other] = [yield* account, yield* account]
+        for (const n of [1, 2, 3]) yield* enqueue(busy, `${base}/ok/backlog-${n}`)
+        yield* enqueue(other, `${base}/ok/turn`)
+        expect(yield* deliverDue).toBe(4)
+        expect(received.map((r) => r.path)).toEqual(["/ok/backlog-1", "/ok/turn", "/ok/backlog-2", "/ok/backlog-3"])
+      }).pipe(Effect.provide(WebhookDelivery.layerWith({ ...settings("127.0.0.1"), concurrency: 1 }))))
+
+    for (const perAccount of [1, 2]) {
+      it.scoped(`a receiver that hangs holds no worker but its own (${perAccount} per account): an event queued meanwhile goes out at once`, () =>
+        Effect.gen(function* () {
+          const { base, received } = yield* webhookReceiver
+          const [hanging, other] = [yield* account, yield* account]
+          for (const n of [1, 2]) yield* enqueue(hanging, `${base}/ok/hanging-${n}?hold=3000`)
+          const seen = (path: string) => Effect.suspend(() => received.some((r) => r.path === path) ? Effect.void : Effect.fail("not yet")).pipe(
+            Effect.retry(Schedule.spaced("10 millis").pipe(Schedule.upTo("10 seconds")))
+          )
+          yield* seen("/ok/hanging-1")
+          yield* enqueue(other, `${base}/ok/meanwhile`)
+          yield* Effect.flatMap(eventTo(`${base}/ok/meanwhile`), (event) => event?.state === "delivered" ? Effect.void : Effect.fail("not yet")).pipe(
+            Effect.retry(Schedule.spaced("10 millis").pipe(Schedule.upTo("10 seconds")))
+          )
+          // Delivered while the hanging receiver still holds its first attempt, and with two workers,
+          // the second never took the hanging account's second event.
+          expect(yield* eventTo(`${base}/ok/hanging-1?hold=3000`)).toMatchObject({ state: "pending", attempts: 1 })
+          expect(received.map((r) => r.path)).toEqual(["/ok/hanging-1", "/ok/meanwhile"])
+        }).pipe(
+          Effect.provide(WebhookDelivery.worker.pipe(Layer.provide(WebhookDelivery.layerWith(settings("127.0.0.1", perAccount))))),
+          Effect.withClock(Clock.make())
+        ))
+    }
+
     it.scoped("the worker, running for the life of its layer, delivers what is queued without being asked", () =>
       Effect.gen(function* () {
         const { base, received } = yield* webhookReceiver
@@ -212,7 +246,7 @@ for (const backend of backends) {
         )
         expect(received.map((r) => r.path)).toEqual(["/ok/worker"])
       }).pipe(
-        Effect.provide(WebhookDelivery.worker(Duration.millis(20)).pipe(Layer.provide(loopbackAllowed))),
+        Effect.provide(WebhookDelivery.worker.pipe(Layer.provide(loopbackAllowed))),
         // The real clock: the worker waits between its rounds as it does in production.
         Effect.withClock(Clock.make())
       ))
