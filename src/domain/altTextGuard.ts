@@ -1,13 +1,14 @@
 /**
- * A last tidy-up of every value a model writes (docs/model-endpoints.md, "What the model is asked").
+ * A last tidy-up of the values a model writes (docs/model-endpoints.md, "What the model is asked").
  * The prompt already asks for this; models do not always listen. Pure, idempotent, and it never
  * makes a value longer.
  *
  * - Whitespace: a run holding two line breaks or more becomes one blank line, a run holding one
  *   becomes one line break (custom fields may ask for lines or paragraphs), any other run one
  *   space; a lone space stays as written (a French no-break space before ":" included). Trimmed.
- * - A leading "Image of", "A photo of"...: screen readers already say it is an image, so the words
- *   only delay what it shows (W3C WAI images tutorial). Removed only when text follows, and the
+ * - In the default fields only, a leading "Image of", "A photo of"...: screen readers already say it
+ *   is an image, so the words only delay what it shows (W3C WAI images tutorial). A schema's own
+ *   field may mean them ("Picture of Dorian Gray", a book's title), so there only the prompt asks. Removed only when text follows, and the
  *   rest then starts with a capital. In French, Spanish, Italian, Portuguese and Dutch only before
  *   an article ("Photo d'un vélo", "Foto de una bicicleta"), so the rest is a noun phrase as it
  *   stands and "Photo de famille" (a family photo) or "Image de marque" keep their meaning. Not in
@@ -24,7 +25,8 @@ const collapsedRun = (run: string): string => {
   return /^\p{Zs}$/u.test(run) ? run : " "
 }
 
-const collapseWhitespace = (text: string): string => text.trim().replace(/\s+/g, collapsedRun)
+/** The whitespace rule alone: what every value of a schema's own fields gets. */
+export const collapseWhitespace = (text: string): string => text.trim().replace(/\s+/g, collapsedRun)
 
 /** An apostrophe as typed or as typeset. */
 const apostrophe = "['\u2019]"

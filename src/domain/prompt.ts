@@ -11,10 +11,10 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type { ParseError } from "effect/ParseResult"
-import type { DescribeRequest, DescribeResult, SchemaFields } from "./describe.ts"
+import { type DescribeRequest, type DescribeResult, defaultFields, type SchemaField, type SchemaFields } from "./describe.ts"
 import { limits } from "./limits.ts"
 import { languageOrDefault } from "./describeForm.ts"
-import { guardAltText } from "./altTextGuard.ts"
+import { collapseWhitespace, guardAltText } from "./altTextGuard.ts"
 
 /** The part of a describe request the prompt depends on. */
 export type PromptRequest = Omit<DescribeRequest, "image">
@@ -91,19 +91,24 @@ const unfenced = (text: string) => {
 }
 
 /**
- * Reads the model's text: JSON holding exactly the requested keys, all strings. Every value goes
- * through `guardAltText` (trimmed, whitespace collapsed, no leading "Image of"). Keys come out in
+ * Reads the model's text: JSON holding exactly the requested keys, all strings. Every value is
+ * trimmed, its whitespace collapsed; the default fields' lose a leading "Image of" too
+ * (`guardAltText`), a schema's own fields keep theirs (`valueGuard`). Keys come out in
  * the requested order (JavaScript still lists integer-like names such as `"2"` first in any object).
  * Field names such as `constructor` are ordinary keys here: the result is built with
  * `Object.fromEntries`, never by assignment.
  */
+/** The tidy-up of one field's value (altTextGuard.ts): the opener rule only for the default fields of §2.2. */
+export const valueGuard = (field: SchemaField): (value: string) => string =>
+  defaultFields.includes(field) ? guardAltText : collapseWhitespace
+
 export const decodeAnswer = (fields: SchemaFields, text: string): Either.Either<DescribeResult, ParseError> => {
   const answer = Schema.parseJson(
     Schema.Struct(Object.fromEntries(fields.map((field) => [field.name, Schema.String])))
   )
   return Schema.decodeUnknownEither(answer, { onExcessProperty: "error" })(unfenced(text)).pipe(
     Either.map((values) =>
-      Object.fromEntries(fields.map((field) => [field.name, guardAltText(values[field.name] ?? "")]))
+      Object.fromEntries(fields.map((field) => [field.name, valueGuard(field)(values[field.name] ?? "")]))
     )
   )
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import * as fc from "fast-check"
-import { guardAltText } from "../../src/domain/altTextGuard.ts"
+import { collapseWhitespace } from "../../src/domain/altTextGuard.ts"
 import { defaultFields, type SchemaFields } from "../../src/domain/describe.ts"
 import { answerJsonSchema, decodeAnswer, promptText, writingRules } from "../../src/domain/prompt.ts"
 
@@ -176,6 +176,14 @@ describe("decodeAnswer", () => {
     )
   })
 
+  it("a schema's own field keeps a leading \"Picture of\" (a book's title may be one), whitespace still collapsed", () => {
+    const custom = [{ name: "bookTitle", description: "The title of the book on the cover" }, { name: "alternativeText", description: "alt text" }]
+    const answer = { bookTitle: "Picture of  Dorian Gray", alternativeText: "Photo of a book on a table" }
+    expect(decodeAnswer(custom, JSON.stringify(answer))).toEqual(
+      Either.right({ bookTitle: "Picture of Dorian Gray", alternativeText: "Photo of a book on a table" })
+    )
+  })
+
   it("accepts a JSON object inside a Markdown fence", () => {
     expect(Either.isRight(decodeAnswer(fields, "```json\n" + JSON.stringify(valid) + "\n```"))).toBe(true)
   })
@@ -212,7 +220,7 @@ describe("decodeAnswer", () => {
       fc.property(fc.uniqueArray(fc.tuple(name, fc.string()), { minLength: 1, maxLength: 20, selector: ([n]) => n }), (entries) => {
         const custom = entries.map(([n]) => ({ name: n, description: "d" }))
         const answer = decodeAnswer(custom, JSON.stringify(Object.fromEntries(entries)))
-        expect(answer).toEqual(Either.right(Object.fromEntries(entries.map(([n, v]) => [n, guardAltText(v)]))))
+        expect(answer).toEqual(Either.right(Object.fromEntries(entries.map(([n, v]) => [n, collapseWhitespace(v)]))))
         // The requested order, except that JavaScript lists integer-like keys ("0", "42") first in
         // any object: the same order `Object.fromEntries` gives the requested entries.
         expect(Object.keys(Either.getOrThrow(answer))).toEqual(Object.keys(Object.fromEntries(entries)))
