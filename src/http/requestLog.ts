@@ -41,9 +41,10 @@ export const requestLog = HttpMiddleware.make((app) =>
           Effect.annotateLogs({ method: request.method, route, status, durationMs, ...(yield* Ref.get(notes)) })
         )
       })
-    // The response is sent from inside `app`: a pre-response handler is how the id gets on it.
+    // The response is sent from inside `app`: a pre-response handler is how the id gets on it,
+    // with `nosniff` on every answer (an error quoting what the client sent is never read as HTML).
     yield* HttpApp.appendPreResponseHandler((_, response) =>
-      Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", requestId))
+      Effect.succeed(HttpServerResponse.setHeaders(response, { "x-request-id": requestId, "x-content-type-options": "nosniff" }))
     )
     return yield* app.pipe(
       Effect.provideService(RequestLogFacts, notes),

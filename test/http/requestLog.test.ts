@@ -27,7 +27,7 @@ const lineFor = (requestId: string) =>
   collected.find((entry) => String(entry.message) === "request" && entry.annotations["requestId"] === requestId)?.annotations
 
 describe("one log line per request", () => {
-  it.live("returns the client's request id, or a new one, and logs route, status, error kind and credits after", () =>
+  it.live("returns the client's request id, or a new one, and logs route, status, error kind and credits after; every answer says nosniff", () =>
     Effect.gen(function* () {
       const c = yield* customer(2)
       const ok = yield* post(c.token, "order-42.retry-1")
@@ -42,6 +42,7 @@ describe("one log line per request", () => {
       const generated = refused.headers["x-request-id"] ?? ""
       expect(generated).toMatch(/^[0-9a-f-]{36}$/)
       expect(lineFor(generated)).toMatchObject({ status: 400, errorKind: "InvalidSchema", creditsAfter: 1 })
+      expect([ok.headers["x-content-type-options"], refused.headers["x-content-type-options"]]).toEqual(["nosniff", "nosniff"])
 
       // Neither the key nor any part of the upload reaches the logs.
       const logs = JSON.stringify(collected)
