@@ -5,6 +5,7 @@
  */
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -17,6 +18,7 @@ import type { DescribeResult, SchemaFields } from "../domain/describe.ts"
 import { AnswerTooLong, GenerationFailed } from "../domain/errors.ts"
 import { exceedsAnswerBudget } from "../domain/answerBudget.ts"
 import { decodeAnswer } from "../domain/prompt.ts"
+import { retryAfterMillis } from "../domain/retryAfter.ts"
 import { cappedFetch, ReplyTooLarge } from "./cappedFetch.ts"
 import type { OpenAiConfig } from "../config/ModelConfig.ts"
 import { messageOf } from "./messageOf.ts"
@@ -29,8 +31,8 @@ import { messageOf } from "./messageOf.ts"
  */
 const maxReplyBytes = 512 * 1024
 
-/** Time-out, network error, 429 or 5xx: worth another attempt. */
-class Transient extends Data.TaggedError("Transient") {}
+/** Time-out, network error, 429 or 5xx: worth another attempt, after `retryAfterMs` if the endpoint asked. */
+class Transient extends Data.TaggedError("Transient")<{ readonly retryAfterMs: number | undefined }> {}
 /** Any other 4xx (bad key, unknown model, unsupported parameter): retrying cannot help. */
 class Rejected extends Data.TaggedError("Rejected") {}
 /** An answer we cannot use: broken JSON, wrong keys, non-string values, or a refusal. */
@@ -40,11 +42,12 @@ class TooLong extends Data.TaggedError("TooLong") {}
 
 type CallFailure = Transient | Rejected | BadAnswer | TooLong
 
-const classify = (error: unknown): Transient | Rejected | TooLong =>
+const classify = (error: unknown, now: number): Transient | Rejected | TooLong =>
   error instanceof ReplyTooLarge
     ? new TooLong()
     : error instanceof APIError && (error.status === undefined || error.status === 429 || error.status >= 500)
-    ? new Transient() // no status: a connection error or time-out
+    // No status: a connection error or time-out.
+    ? new Transient({ retryAfterMs: retryAfterMillis((name) => error.headers?.get(name) ?? null, now) })
     : new Rejected()
 
 /** The part of the reply we read. Decoded, not trusted: compatible servers vary. */
@@ -106,7 +109,7 @@ const requestCompletion = (
           )
         )
       ),
-      Effect.mapError(classify)
+      Effect.catchAll((error) => Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.fail(classify(error, now))))
     )
     const ms = yield* latencyMs
     const completion = Schema.decodeUnknownOption(Completion)(reply)
@@ -146,8 +149,23 @@ const readAnswer = (fields: SchemaFields, completion: Completion): Effect.Effect
 /**
  * Transient failures (time-outs, network errors, 429, 5xx): three retries at about 0.25, 0.5
  * and 1 s, so a failing endpoint answers "failed" within seconds; the deadline bounds them too.
+ * An endpoint that asks for a longer wait (`Retry-After`) gets it, up to `longestWaitAsked`;
+ * one that asks for more is not retried: the describe fails now rather than hammer it or hold
+ * the client's request for that long (a 500, which clients may retry later, §7.3).
  */
-const transientRetries = Schedule.exponential("250 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(3)))
+const transientRetries = Schedule.exponential("250 millis").pipe(
+  Schedule.jittered,
+  Schedule.intersect(Schedule.recurs(3)),
+  Schedule.intersect(Schedule.identity<CallFailure>()),
+  Schedule.modifyDelay(([, failure], delay) =>
+    failure._tag === "Transient" && failure.retryAfterMs !== undefined ? Duration.max(delay, Duration.millis(failure.retryAfterMs)) : delay)
+)
+
+/** The longest `Retry-After` a describe waits out. */
+export const longestWaitAsked = Duration.seconds(5)
+
+const worthRetrying = (failure: CallFailure) =>
+  failure._tag === "Transient" && (failure.retryAfterMs === undefined || failure.retryAfterMs <= Duration.toMillis(longestWaitAsked))
 
 const toDescriberError = (failure: CallFailure | GenerationFailed): AnswerTooLong | GenerationFailed => {
   switch (failure._tag) {
@@ -192,7 +210,7 @@ export const makeGeneration = (settings: OpenAiConfig) => {
     imageBytes: number
   ): Effect.Effect<DescribeResult, AnswerTooLong | GenerationFailed> => {
     const completion = requestCompletion(client, payload, { model: settings.model, imageBytes }, withoutKey).pipe(
-      Effect.retry({ schedule: transientRetries, while: (failure) => failure._tag === "Transient" })
+      Effect.retry({ schedule: transientRetries, while: worthRetrying })
     )
     // An unusable answer (bad JSON, wrong keys, refusal) gets one more try, then fails.
     return completion.pipe(

@@ -427,6 +427,29 @@ describe("OpenAiDescriber failures", () => {
     )
   )
 
+  it.live("waits as long as a 429 asks (Retry-After, up to 5 s) before its retry", () => {
+    const arrivals: Array<number> = []
+    const arriving = (reply: Reply): Reply => (signal, body) => (arrivals.push(Date.now()), reply(signal, body))
+    return withFakeModel([arriving(status(429, { "retry-after-ms": "1200" })), arriving(json(goodAnswer))], {}, (describer, model) =>
+      Effect.gen(function* () {
+        assert.deepStrictEqual(yield* describeWhole(describer, request), goodResult)
+        expect(model.received).toHaveLength(2)
+        // Without it, the first retry comes after about 0.25 s.
+        expect((arrivals[1] ?? 0) - (arrivals[0] ?? 0)).toBeGreaterThanOrEqual(1150)
+      })
+    )
+  })
+
+  for (const [code, headers] of [[429, { "retry-after": "60" }], [503, { "retry-after-ms": "30000" }]] as const) {
+    it.live(`does not retry a ${code} that asks for a wait longer than 5 s: fails at once`, () =>
+      withFakeModel([status(code, headers), json(goodAnswer)], {}, (describer, model) =>
+        Effect.gen(function* () {
+          expectFailure(yield* Effect.flip(describeWhole(describer, request)), "failed")
+          expect(model.received).toHaveLength(1)
+        })
+      ))
+  }
+
   it.live("gives up on an endpoint that always answers 500 after three retries", () =>
     withFakeModel([status(500)], {}, (describer, model) =>
       Effect.gen(function* () {

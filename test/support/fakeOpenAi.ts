@@ -39,8 +39,8 @@ export const answer = (content: string, finishReason?: string): Reply => () =>
   Response.json(completionBody(content, finishReason))
 export const json = (value: unknown): Reply => answer(JSON.stringify(value))
 export const refusal: Reply = () => Response.json(completionBody(null, "stop", "I can't help with that."))
-export const status = (code: number): Reply => () =>
-  Response.json({ error: { message: `scripted failure ${code}`, type: "server_error", code: null } }, { status: code })
+export const status = (code: number, headers: Record<string, string> = {}): Reply => () =>
+  Response.json({ error: { message: `scripted failure ${code}`, type: "server_error", code: null } }, { status: code, headers })
 /** Answers after `ms`, or gives up when the client goes away. */
 export const delayed = (ms: number, reply: Reply): Reply => (signal, body) =>
   new Promise((resolve) => {
