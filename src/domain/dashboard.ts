@@ -22,6 +22,9 @@ export class UserNotFound extends Schema.TaggedError<UserNotFound>()("UserNotFou
 /** Unknown e-mail address or wrong password: one error, so a page never tells which. */
 export class LoginFailed extends Schema.TaggedError<LoginFailed>()("LoginFailed", {}) {}
 
+/** The right password, for a user of an account an operator deleted: no session would last. */
+export class AccountClosed extends Schema.TaggedError<AccountClosed>()("AccountClosed", {}) {}
+
 /** Too many failed log-ins for this account or from this address lately. */
 export class LoginThrottled extends Schema.TaggedError<LoginThrottled>()("LoginThrottled", {
   retryAfterSeconds: Schema.Number

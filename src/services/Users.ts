@@ -10,7 +10,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { accountNameUsed, emailUsed, newPasswordUsed, normaliseEmail } from "../domain/credentials.ts"
-import { EmailTaken, LoginFailed, LoginThrottled, SignupClosed, SignupThrottled } from "../domain/dashboard.ts"
+import { AccountClosed, EmailTaken, LoginFailed, LoginThrottled, SignupClosed, SignupThrottled } from "../domain/dashboard.ts"
 import { DashboardUser } from "../domain/models.ts"
 import { Accounts } from "./Accounts.ts"
 import {
@@ -140,6 +140,7 @@ export class Users extends Effect.Service<Users>()("Users", {
         // A success clears what this address counted against the account (this attempt included),
         // not what other addresses did: their guesses keep their bounds and delays.
         yield* sql`DELETE FROM login_failures WHERE email = ${email} AND address = ${form.address}`.pipe(Effect.orDie)
+        if (found.value.accountClosed) return yield* new AccountClosed()
         return new DashboardUser({ id: found.value.id, accountId: found.value.accountId, email })
       }).pipe(Effect.withSpan("Users.logIn"))
 

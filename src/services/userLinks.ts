@@ -80,7 +80,7 @@ export const makeUserLinks = (sql: SqlClient.SqlClient, accounts: Accounts, rows
         return yield* new ResetThrottled({ retryAfterSeconds: refused.value })
       }
       if ((yield* recent(sql`email = ${email}`)).count > resetRequests.perEmail) return Option.none()
-      const found = Option.filter(yield* Effect.orDie(rows.findCredentials(email)), (user) => user.passwordHash !== null)
+      const found = Option.filter(yield* Effect.orDie(rows.findCredentials(email)), (user) => user.passwordHash !== null && !user.accountClosed)
       if (Option.isNone(found)) return Option.none()
       return Option.some(yield* newReset(new DashboardUser({ id: found.value.id, accountId: found.value.accountId, email })))
     }).pipe(Effect.withSpan("Users.requestPasswordReset"))

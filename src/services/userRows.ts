@@ -14,7 +14,7 @@ import type { AccountId } from "../domain/ids.ts"
 
 export const hashPassword = (password: string) => Effect.promise(() => Bun.password.hash(password, { algorithm: "argon2id" }))
 
-const Credentials = Schema.Struct({ ...DashboardUser.fields, passwordHash: Schema.NullOr(Schema.String) })
+const Credentials = Schema.Struct({ ...DashboardUser.fields, passwordHash: Schema.NullOr(Schema.String), accountClosed: Schema.Boolean })
 
 export const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
@@ -22,7 +22,8 @@ export const makeUserRows = (sql: SqlClient.SqlClient, credits: Credits, signupC
   const findCredentials = SqlSchema.findOne({
     Request: Schema.String,
     Result: Credentials,
-    execute: (email) => sql`SELECT id, account_id, email, password_hash FROM dashboard_users WHERE email = ${email}`
+    execute: (email) => sql`SELECT u.id, u.account_id, u.email, u.password_hash, a.deleted_at IS NOT NULL AS account_closed
+      FROM dashboard_users u JOIN accounts a ON a.id = u.account_id WHERE u.email = ${email}`
   })
 
   const emailTaken = (email: string) =>

@@ -1,6 +1,8 @@
 import { expect, layer } from "@effect/vitest"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Effect, Layer, Logger, LogLevel } from "effect"
+import { AccountId } from "../../src/domain/ids.ts"
+import { Accounts } from "../../src/services/Accounts.ts"
 import { pglite } from "../support/database.ts"
 import { accountOf, baseUrl, csrfOf, onPage, password, signedUp, visitor } from "../support/dashboard.ts"
 import { jpeg, postDescribe } from "../support/describe.ts"
@@ -147,6 +149,25 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
         const answer = yield* browser.post("/dashboard/login", { csrf: csrfOf(form.body), email, password: "not the password" })
         expect(answer.status).toBe(401)
         onPage(answer.body, "The e-mail address or the password is not right")
+        expect(browser.cookies.has("imd_session")).toBe(false)
+      }
+    }))
+
+  it.effect("the user of a deleted account is told it was closed, with the right password only, and gets no session", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      yield* signedUp(base, { email: "closed@example.com" })
+      const accountId = yield* accountOf("closed@example.com")
+      yield* Effect.flatMap(Accounts, (accounts) => accounts.remove(AccountId.make(accountId)))
+      for (const [given, status, message] of [
+        ["not the password", 401, "The e-mail address or the password is not right"],
+        [password, 403, "This account has been closed. The operator of this service can tell you more."]
+      ] as const) {
+        const browser = visitor(base)
+        const form = yield* browser.get("/dashboard/login")
+        const answer = yield* browser.post("/dashboard/login", { csrf: csrfOf(form.body), email: "closed@example.com", password: given })
+        expect(answer.status).toBe(status)
+        onPage(answer.body, message)
         expect(browser.cookies.has("imd_session")).toBe(false)
       }
     }))

@@ -122,6 +122,17 @@ for (const backend of backends) {
           expect(yield* failedTag(logIn("nobody@example.com", password))).toBe("LoginFailed")
         }))
 
+      it.effect("a deleted account's user: the right password is AccountClosed, a wrong one LoginFailed; a reset link is never made for it", () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(now)
+          const user = yield* signUp("gone@example.com")
+          yield* Effect.flatMap(Accounts, (a) => a.remove(user.accountId))
+          expect(yield* failedTag(logIn("gone@example.com", password))).toBe("AccountClosed")
+          expect(yield* failedTag(logIn("gone@example.com", "wrong password"))).toBe("LoginFailed")
+          const reset = yield* Effect.flatMap(users, (u) => u.requestPasswordReset("gone@example.com", "192.0.2.77"))
+          expect(Option.isNone(reset)).toBe(true)
+        }))
+
       it.effect(`after ${loginFailures.perAccountAndAddress} failures for an account from one address, that address is refused for it, right password or not, until they age out; the owner's own address is not`, () =>
         Effect.gen(function* () {
           yield* TestClock.setTime(now)

@@ -62,6 +62,7 @@ export const logIn = Effect.gen(function* () {
     Effect.flatMap((user) => logInAs(user, paths.overview)),
     Effect.catchTags({
       LoginFailed: () => showLogin(401, { email, problem: { field: "email", message: "The e-mail address or the password is not right" } }),
+      AccountClosed: () => showLogin(403, { email, problem: { message: "This account has been closed. The operator of this service can tell you more." } }),
       LoginThrottled: (refused) =>
         showLogin(429, { email, problem: { message: `Too many failed log-ins. ${tryAgainIn(refused.retryAfterSeconds)}` } })
           .pipe(Effect.map(retryAfterHeader(refused.retryAfterSeconds)))
