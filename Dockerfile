@@ -46,7 +46,6 @@ EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
   CMD bun -e "fetch('http://127.0.0.1:' + (process.env.PORT ?? 3000) + '/readyz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
 # `npm start`'s command itself, not `bun run start` around it: the service is PID 1, so it gets
-# `docker stop`'s SIGTERM directly, and the data folder's lock (DATA_DIR/lock.json, by process id)
-# left by a killed container names PID 1, which the next start recognises as its own, stale. Under
-# the wrapper the service's PID varies, and a health check could hold the old one: busy, forever.
+# `docker stop`'s SIGTERM directly. (The data folder's lock is the kernel's, on DATA_DIR/lock: two
+# containers on one volume exclude each other although both are PID 1.)
 CMD ["bun", "src/main.ts"]

@@ -68,8 +68,10 @@ const execute = (command: AdminCommand, target: Target) =>
     }
     const opened = Database.layerPglite(target.dataDir, "cli").pipe(Layer.tap(() => Console.error(describeTarget(target))))
     return yield* runHere(command, opened).pipe(
-      Effect.catchTag("DataDirBusy", (busy) =>
-        Console.error(describeTarget(target, busy.holder)).pipe(Effect.zipRight(runThere(command, busy.holder))))
+      Effect.catchTag("DataDirBusy", ({ holder, message }) =>
+        holder === undefined
+          ? new CliError({ message })
+          : Console.error(describeTarget(target, holder)).pipe(Effect.zipRight(runThere(command, holder))))
     )
   })
 

@@ -19,6 +19,7 @@ import { AppConfig } from "../config/AppConfig.ts"
 import type * as DataDir from "./DataDir.ts"
 import * as DatabaseMarker from "./DatabaseMarker.ts"
 import * as DataDirLock from "./DataDirLock.ts"
+import type { FileLockUnavailable } from "./fileLock.ts"
 import { migrate } from "./migrate.ts"
 import { prepareStatements } from "./pgPrepared.ts"
 
@@ -34,7 +35,7 @@ const migrateExclusively = Effect.gen(function* () {
   yield* migrate
 }).pipe(Effect.scoped)
 
-export type DatabaseError = SqlError | Migrator.MigrationError | ConfigError | DataDirLock.DataDirBusy | DataDir.DataDirNotOwned
+export type DatabaseError = SqlError | Migrator.MigrationError | ConfigError | DataDirLock.DataDirBusy | FileLockUnavailable | DataDir.DataDirNotOwned
 
 /** A client with the schema migrated. */
 const withMigrations = <E, R>(

@@ -12,11 +12,13 @@ import { preparedStatements } from "./pglitePrepared.ts"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as String from "effect/String"
 import { fileURLToPath } from "node:url"
 import * as DataDir from "./DataDir.ts"
 import * as DatabaseMarker from "./DatabaseMarker.ts"
+import * as DataDirLock from "./DataDirLock.ts"
 import { pgliteOptions } from "./pgliteOptions.ts"
 import { makeFifoSemaphore } from "../services/fifoSemaphore.ts"
 import { acquireRelease } from "../services/scopedRelease.ts"
@@ -78,9 +80,12 @@ const createIfMissing = (dataDir: string) =>
       ? Effect.void
       : Effect.tryPromise({
         try: async (interrupted) => {
-          const child = Bun.spawn({ cmd: [process.execPath, createScript, dataDir], stdin: "ignore", stdout: "ignore", stderr: "pipe" })
-          // A start given up (a signal, a timeout) takes the child with it: it must not go on
-          // writing the folder once this process's lock on it is gone.
+          // The child inherits the folder's lock (its descriptor, as fd 3) and holds it with this
+          // process: should this one be killed mid-creation, a restart finds the folder busy until
+          // the child has ended, instead of opening it under the child.
+          const lock = Option.toArray(DataDirLock.heldDescriptor(dataDir))
+          const child = Bun.spawn({ cmd: [process.execPath, createScript, dataDir], stdio: ["ignore", "ignore", "pipe", ...lock] })
+          // A start given up (a signal, a timeout) takes the child with it.
           interrupted.addEventListener("abort", () => child.kill())
           const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()])
           if (code !== 0) throw new Error(`exit code ${code}${child.signalCode === null ? "" : ` (${child.signalCode})`}: ${stderr.trim()}`)
