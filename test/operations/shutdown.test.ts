@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber } from "effect"
+import { Effect, Fiber, Schedule } from "effect"
 import { jpeg } from "../support/describe.ts"
 import { answerRequested, delayed, eventually, fakeOpenAi } from "../support/fakeOpenAi.ts"
-import { cliOk, getTokens, startService, tempDataDir } from "../support/process.ts"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { cliOk, freePort, getTokens, startService, tempDataDir } from "../support/process.ts"
 
 const timeout = 90_000
 
@@ -43,6 +45,32 @@ describe("graceful shutdown on SIGTERM", () => {
       expect(ended.exitCode).toBe(0)
       const again = yield* startService(env)
       expect(yield* creditsOf(again.url, key)).toBe(1)
+    }), timeout)
+
+  it.scopedLive("`npm start` stopped with SIGTERM (a supervisor signalling its main pid) stops the service, which lets the folder go", () =>
+    Effect.gen(function* () {
+      const dataDir = yield* tempDataDir
+      const port = yield* freePort
+      const npm = Bun.spawn({
+        cmd: ["npm", "start"],
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1" },
+        stdio: ["ignore", "ignore", "ignore"]
+      })
+      yield* Effect.addFinalizer(() => Effect.sync(() => npm.kill("SIGKILL")))
+      const url = `http://127.0.0.1:${port}`
+      yield* Effect.tryPromise(() => fetch(`${url}/healthz`)).pipe(Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("60 seconds"))))
+      // Should it outlive npm (the failure this guards against), it does not outlive the test.
+      const service = (JSON.parse(fs.readFileSync(path.join(dataDir, "lock.json"), "utf8")) as { pid: number }).pid
+      yield* Effect.addFinalizer(() => Effect.sync(() => { try { process.kill(service, "SIGKILL") } catch { /* ended */ } }))
+      npm.kill("SIGTERM")
+      yield* Effect.promise(() => npm.exited)
+      // The service itself has ended: nothing answers, and its lock.json is gone (removed on a clean exit).
+      yield* Effect.flip(Effect.tryPromise(() => fetch(`${url}/healthz`))).pipe(
+        Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("30 seconds")))
+      )
+      yield* Effect.suspend(() => (fs.existsSync(path.join(dataDir, "lock.json")) ? Effect.fail("still held") : Effect.void)).pipe(
+        Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("30 seconds")))
+      )
     }), timeout)
 
   it.scopedLive("past the deadline the request is stopped and its credit released", () =>
