@@ -29,8 +29,10 @@ export const requestLog = HttpMiddleware.make((app) =>
     const requestId = given !== undefined && saneRequestId.test(given) ? given : crypto.randomUUID()
     const notes = yield* Ref.make<RequestFacts>({})
     const start = yield* Clock.currentTimeMillis
-    const line = (status: number) =>
+    const line = (ended: number) =>
       Effect.gen(function* () {
+        const facts = yield* Ref.get(notes)
+        const status = facts.status ?? ended
         const durationMs = (yield* Clock.currentTimeMillis) - start
         const route = new URL(request.url, "http://localhost").pathname
         // Unknown paths share one label, so scanners cannot blow up the metric series.
@@ -38,7 +40,7 @@ export const requestLog = HttpMiddleware.make((app) =>
         yield* Metric.increment(Metric.tagged(Metric.tagged(requests, "route", label), "status", String(status)))
         yield* Metric.update(Metric.tagged(requestSeconds, "route", label), durationMs / 1000)
         yield* Effect.logInfo("request").pipe(
-          Effect.annotateLogs({ method: request.method, route, status, durationMs, ...(yield* Ref.get(notes)) })
+          Effect.annotateLogs({ method: request.method, route, durationMs, ...facts, status })
         )
       })
     // The response is sent from inside `app`: a pre-response handler is how the id gets on it,

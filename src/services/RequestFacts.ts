@@ -12,6 +12,11 @@ export interface RequestFacts {
   readonly modelLatencyMs?: number
   readonly imageBytes?: number
   readonly creditsAfter?: number
+  /**
+   * The status answered when it is not the one the platform makes of how the request ended: a
+   * request cut by the shutdown deadline is answered 500 (http/errors.ts), the platform's 503.
+   */
+  readonly status?: number
 }
 
 /** What the route has noted about the request so far. */

@@ -22,7 +22,7 @@ const describeUpload = (url: string, key: string) =>
     form.append("image", new Blob([jpeg]), "photo.jpg")
     try {
       const response = await fetch(`${url}/api/describe`, { method: "POST", body: form, headers: { authorization: `Bearer ${key}` } })
-      return { status: response.status }
+      return response.status === 200 ? { status: response.status } : { status: response.status, body: await response.text() }
     } catch {
       return { status: "connection closed" as const }
     }
@@ -73,7 +73,7 @@ describe("graceful shutdown on SIGTERM", () => {
       )
     }), timeout)
 
-  it.scopedLive("past the deadline the request is stopped and its credit released", () =>
+  it.scopedLive("past the deadline the request is stopped, answered 500 (retryable), and its credit released", () =>
     Effect.gen(function* () {
       const model = yield* fakeOpenAi([delayed(10_000, answerRequested)])
       const env = { DATA_DIR: yield* tempDataDir, OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "test", SHUTDOWN_TIMEOUT_MS: "300" }
@@ -81,8 +81,10 @@ describe("graceful shutdown on SIGTERM", () => {
       const key = yield* accountWithKey(env)
       const request = yield* Effect.fork(describeUpload(service.url, key))
       yield* eventually(() => model.received.length === 1)
-      yield* service.stop("SIGTERM")
-      expect((yield* Fiber.join(request)).status).not.toBe(200)
+      const ended = yield* service.stop("SIGTERM")
+      // §7.1's retryable error, as JSON, and the log line says what the client got.
+      expect(yield* Fiber.join(request)).toEqual({ status: 500, body: JSON.stringify({ error: "Internal Server Error" }) })
+      expect(ended.stdout).toMatch(/"route":"\/api\/describe"[^\n]*"status":500|"status":500[^\n]*"route":"\/api\/describe"/)
       const again = yield* startService(env)
       expect(yield* creditsOf(again.url, key)).toBe(2)
     }), timeout)

@@ -13,7 +13,7 @@ import { AppConfig } from "../../config/AppConfig.ts"
 import { AdminCommand, describeAdminError } from "../../cli/adminCommand.ts"
 import { runCommand } from "../../cli/commands.ts"
 import { readSmallBody } from "../connections.ts"
-import { errorResponse, unexpected } from "../errors.ts"
+import { errorResponse, failingWith } from "../errors.ts"
 import { sameSecret } from "../sameSecret.ts"
 
 /** The token of the admin route; none when the route is closed (e.g. on PostgreSQL). */
@@ -46,6 +46,6 @@ export const admin = Effect.gen(function* () {
     CommandCutOff: () =>
       Effect.succeed(errorResponse(400, "Bad Request, not an operator command").pipe(HttpServerResponse.setHeader("connection", "close")))
   }),
-  Effect.catchAllCause(unexpected("Internal Server Error"))
+  failingWith("Internal Server Error")
 )
 

@@ -16,7 +16,7 @@ import { BatchBodyRefused, BatchInvalid, type BatchNotFound, type BatchQueueFull
 import { isValidKey } from "../../domain/idempotency.ts"
 import { Batches } from "../../services/Batches.ts"
 import { readSmallBody } from "../connections.ts"
-import { describeErrorResponse, errorResponse, unexpected } from "../errors.ts"
+import { describeErrorResponse, errorResponse, failingWith } from "../errors.ts"
 import { authenticate } from "./describe.ts"
 
 /** The list's page size: `limit`, 20 when absent. */
@@ -52,7 +52,7 @@ const batchErrors = <A, R>(route: Effect.Effect<A, BatchInvalid | BatchBodyRefus
           return Effect.succeed(describeErrorResponse(error))
       }
     }),
-    Effect.catchAllCause(unexpected("Internal Server Error"))
+    failingWith("Internal Server Error")
   )
 
 const caller = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => authenticate(request.headers.authorization))

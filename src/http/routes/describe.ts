@@ -13,7 +13,7 @@ import { ApiKeys } from "../../services/ApiKeys.ts"
 import { describeImage } from "../../services/describeImage.ts"
 import { describedAnswer, describeOnce } from "../../services/describeOnce.ts"
 import { withoutIdleTimeout } from "../connections.ts"
-import { describeErrorResponse, unexpected } from "../errors.ts"
+import { describeErrorResponse, failingWith } from "../errors.ts"
 import { readDescribeUpload } from "../upload.ts"
 
 /** Check 1: every rejection but a missing header is the same 401 on this endpoint (§7.1). */
@@ -43,6 +43,6 @@ export const describe = Effect.gen(function* () {
   return resultResponse(answer)
 }).pipe(
   Effect.catchAll((error) => addToRequestLog({ errorKind: error._tag }).pipe(Effect.as(describeErrorResponse(error)))),
-  Effect.catchAllCause(unexpected("Internal Server Error")),
+  failingWith("Internal Server Error"),
   Effect.withSpan("POST /api/describe")
 )

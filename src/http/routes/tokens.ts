@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import { accountStatus } from "../../domain/accountStatus.ts"
 import { Accounts } from "../../services/Accounts.ts"
 import { ApiKeys } from "../../services/ApiKeys.ts"
-import { tokensErrorResponse, unexpected } from "../errors.ts"
+import { tokensErrorResponse, failingWith } from "../errors.ts"
 
 export const tokens = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
@@ -14,6 +14,6 @@ export const tokens = Effect.gen(function* () {
   return HttpServerResponse.unsafeJson(accountStatus(account, key, subscription))
 }).pipe(
   Effect.catchAll((error) => Effect.succeed(tokensErrorResponse(error))),
-  Effect.catchAllCause(unexpected("Server error")),
+  failingWith("Server error"),
   Effect.withSpan("GET /api/tokens")
 )
