@@ -20,6 +20,7 @@ import type * as DataDir from "./DataDir.ts"
 import * as DatabaseMarker from "./DatabaseMarker.ts"
 import * as DataDirLock from "./DataDirLock.ts"
 import type { FileLockUnavailable } from "./fileLock.ts"
+import { endOnReadTimeout } from "./pgReadTimeout.ts"
 import { migrate } from "./migrate.ts"
 import { prepareStatements } from "./pgPrepared.ts"
 
@@ -95,7 +96,10 @@ const pool = (url: Redacted.Redacted) =>
         application_name: "@effect/sql-pg"
       })
       pool.on("error", () => {})
-      if (prepared) pool.on("connect", prepareStatements)
+      pool.on("connect", (client) => {
+        endOnReadTimeout(client)
+        if (prepared) prepareStatements(client)
+      })
       yield* Effect.tryPromise({
         try: () => pool.query("SELECT 1"),
         catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
