@@ -15,7 +15,6 @@ import webhooks from "./migrations/0009_webhooks.ts"
 import idempotencyUsage from "./migrations/0010_idempotency_usage.ts"
 import batchIdempotency from "./migrations/0011_batch_idempotency.ts"
 import batchTurns from "./migrations/0012_batch_turns.ts"
-import webhookTurns from "./migrations/0013_webhook_turns.ts"
 
 const migrationFiles = {
   "0001_init": init,
@@ -29,8 +28,7 @@ const migrationFiles = {
   "0009_webhooks": webhooks,
   "0010_idempotency_usage": idempotencyUsage,
   "0011_batch_idempotency": batchIdempotency,
-  "0012_batch_turns": batchTurns,
-  "0013_webhook_turns": webhookTurns
+  "0012_batch_turns": batchTurns
 }
 const migrations = Migrator.fromRecord(migrationFiles)
 

@@ -80,33 +80,26 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
       const lease = Duration.sum(settings.timeout, Duration.minutes(1))
 
       /**
-       * A due event of the account waiting longest (whose last attempt started longest ago, never
-       * first: `webhook_turns`, by the database's clock), its oldest, among the accounts with fewer
-       * than `perAccount` attempts in flight (a claim whose lease has not run out); on this
-       * process's last free worker (`lastWorker`), among those with none, so that accounts whose
-       * receivers hang never hold every worker. Claims take turns (a transaction lock), so each
-       * counts the claims made before it, on every replica.
+       * The oldest due event of an account with fewer than `perAccount` attempts in flight (a claim
+       * whose lease has not run out); on this process's last free worker (`lastWorker`), of an
+       * account with none, so that accounts whose receivers hang never hold every worker. Claims
+       * take turns (a transaction lock), so each counts the claims made before it, on every replica.
+       * Oldest first, from the due index: the cost of a claim does not grow with the backlog.
        */
       const claim = (claimId: string, lastWorker: boolean) =>
         Effect.gen(function* () {
           const at = yield* now
           yield* sql`SELECT pg_advisory_xact_lock(hashtextextended('webhook-claim', 0))`
-          const [event] = yield* sql<Claimed>`WITH in_flight AS (
-              SELECT account_id, count(*) AS attempts FROM webhook_events
-              WHERE state = 'pending' AND claim_id IS NOT NULL AND next_attempt_at > ${at} GROUP BY account_id)
+          const [event] = yield* sql<Claimed>`WITH busy AS (
+              SELECT account_id FROM webhook_events WHERE state = 'pending' AND claim_id IS NOT NULL AND next_attempt_at > ${at}
+              GROUP BY account_id HAVING count(*) >= ${lastWorker ? 1 : settings.perAccount})
             UPDATE webhook_events SET attempts = attempts + 1, claim_id = ${claimId},
             next_attempt_at = ${new Date(at.getTime() + Duration.toMillis(lease))}
-            WHERE id = (SELECT due.id FROM webhook_events due
-                LEFT JOIN in_flight ON in_flight.account_id = due.account_id
-                LEFT JOIN webhook_turns turn ON turn.account_id = due.account_id
-              WHERE due.state = 'pending' AND due.next_attempt_at <= ${at}
-                AND coalesce(in_flight.attempts, 0) < ${lastWorker ? 1 : settings.perAccount}
-              ORDER BY turn.started_at NULLS FIRST, due.next_attempt_at LIMIT 1 FOR UPDATE OF due SKIP LOCKED)
+            WHERE id = (SELECT id FROM webhook_events WHERE state = 'pending' AND next_attempt_at <= ${at}
+              AND account_id NOT IN (SELECT account_id FROM busy)
+              ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED)
             RETURNING id, account_id, url, payload, attempts`
-          if (event === undefined) return Option.none<Claimed>()
-          yield* sql`INSERT INTO webhook_turns (account_id, started_at) VALUES (${event.accountId}, now())
-            ON CONFLICT (account_id) DO UPDATE SET started_at = EXCLUDED.started_at`
-          return Option.some(event)
+          return Option.fromNullable(event)
         }).pipe(sql.withTransaction)
 
       const attempt = (event: Claimed): Effect.Effect<Outcome> =>
