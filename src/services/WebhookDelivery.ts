@@ -8,6 +8,7 @@
  * event is abandoned at once, with the reason recorded.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -174,9 +175,14 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
         Effect.withSpan("WebhookDelivery.deliverDue")
       )
       // Each worker looks again on its own: one held by a receiver that hangs does not hold the others.
+      // A database outage is logged once by this process, not by each worker at each look, then its end.
+      const failing = yield* Ref.make(false)
+      const failed = (cause: Cause.Cause<unknown>) =>
+        Effect.flatMap(Ref.getAndSet(failing, true), (already) => already ? Effect.void : Effect.logWarning("could not deliver webhook events", cause))
+      const succeeded = Effect.flatMap(Ref.getAndSet(failing, false), (was) => was ? Effect.logInfo("webhook deliveries resumed") : Effect.void)
       const run = Effect.forEach(workers, (worker) =>
         worker.pipe(
-          Effect.catchAllCause((cause) => Effect.logWarning("could not deliver webhook events", cause)),
+          Effect.matchCauseEffect({ onFailure: failed, onSuccess: () => succeeded }),
           Effect.zipRight(Effect.sleep(settings.poll)),
           Effect.forever
         ), { concurrency: "unbounded", discard: true })

@@ -25,6 +25,7 @@ import { Webhooks } from "../../src/services/Webhooks.ts"
 import { excerptBytes } from "../../src/services/webhookPost.ts"
 import { backends, freshPostgresUrl, postgresUrl } from "../support/database.ts"
 import type { Backend } from "../support/database.ts"
+import { tcpProxy } from "../support/tcpProxy.ts"
 import { webhookReceiver } from "../support/webhookReceiver.ts"
 
 const quiet = Logger.minimumLogLevel(LogLevel.Error)
@@ -278,6 +279,37 @@ describe.skipIf(postgresUrl === undefined)("webhook delivery by two processes sh
         expect([counts[0] + counts[1], received.length, new Set(received.map((r) => r.headers["webhook-id"])).size]).toEqual([40, 40, 40])
       }))
   })
+})
+
+describe.skipIf(postgresUrl === undefined)("webhook delivery while PostgreSQL is down", () => {
+  it.scopedLive("an outage is logged once by the process, not by each worker at each look, and so is its end", () =>
+    Effect.gen(function* () {
+      const fresh = yield* freshPostgresUrl(postgresUrl ?? "")
+      const direct = new URL(fresh.url)
+      const proxy = yield* tcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) })
+      const through = new URL(fresh.url)
+      through.port = String(proxy.port)
+      const logged: Array<string> = []
+      const collecting = Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => {
+        logged.push(String(Array.isArray(message) ? message[0] : message))
+      }))
+      const workers = WebhookDelivery.worker.pipe(
+        Layer.provide(WebhookDelivery.layerWith({ ...settings("127.0.0.1"), concurrency: 4 })),
+        Layer.provideMerge(ServicesLive),
+        Layer.provideMerge(Database.layerPostgres(Redacted.make(through.toString())).pipe(Layer.orDie)),
+        Layer.provideMerge(testSettingsOrDie()),
+        Layer.provide(collecting)
+      )
+      yield* Effect.scoped(Effect.gen(function* () {
+        yield* Layer.build(workers)
+        yield* proxy.stop
+        yield* Effect.sleep("1500 millis")
+        yield* proxy.restore
+        yield* Effect.sleep("1500 millis")
+      }))
+      expect(logged.filter((message) => message === "could not deliver webhook events")).toHaveLength(1)
+      expect(logged.filter((message) => message === "webhook deliveries resumed")).toHaveLength(1)
+    }), 60_000)
 })
 
 describe("webhook delivery settings", () => {
