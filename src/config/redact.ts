@@ -2,11 +2,17 @@
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 
-/** A URL without its password, to print. */
+/** Query parameters that carry a secret: node-postgres and libpq read a password from `?password=`. */
+const secretParameters = new Set(["password", "sslpassword", "pass", "token", "secret", "api_key", "apikey", "key"])
+
+/** A URL without its password, in the user part or in the query, to print. */
 export const redactUrl = (url: string) => {
   const parsed = URL.canParse(url) ? new URL(url) : undefined
   if (parsed === undefined) return "<redacted>"
   if (parsed.password !== "") parsed.password = "redacted"
+  for (const name of [...parsed.searchParams.keys()]) {
+    if (secretParameters.has(name.toLowerCase())) parsed.searchParams.set(name, "redacted")
+  }
   return parsed.toString()
 }
 

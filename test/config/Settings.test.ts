@@ -73,6 +73,13 @@ describe("the start-up summary", () => {
       })
     }))
 
+  it.effect("a password in the URL's query (node-postgres reads `?password=`) is not shown either", () =>
+    Effect.gen(function* () {
+      const all = yield* read({ ...secretVariables, DATABASE_URL: "postgres://app@db.example.com/images?password=qp-secret-555&sslmode=require" })
+      expect(JSON.stringify(summary(all))).not.toContain("qp-secret-555")
+      expect(entries(summary(all))).toMatchObject({ DATABASE_URL: "postgres://app@db.example.com/images?password=redacted&sslmode=require" })
+    }))
+
   it.effect("every refused value still stops the start with its own message", () =>
     Effect.gen(function* () {
       const refusals: ReadonlyArray<readonly [Record<string, string>, string]> = [
