@@ -8,6 +8,7 @@ import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { redactUrl, secretShown } from "./redact.ts"
+import { isHttpUrl, millisSetting } from "./rules.ts"
 
 /** The shortest `API_KEY_SECRET` accepted, in bytes (README "Configuration"). */
 export const minimumSecretBytes = 32
@@ -39,9 +40,16 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
 }>() {
   static readonly config = Config.all({
     port: Config.port("PORT").pipe(Config.withDefault(3000)),
-    publicUrlSetting: Config.option(Config.string("PUBLIC_URL")),
+    publicUrlSetting: Config.option(Config.string("PUBLIC_URL").pipe(
+      Config.validate({ message: "PUBLIC_URL must be an http(s) URL, e.g. https://images.example.com", validation: isHttpUrl })
+    )),
     host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
-    databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
+    databaseUrl: Config.option(Config.redacted("DATABASE_URL").pipe(
+      Config.validate({
+        message: "DATABASE_URL must be a postgres:// URL, e.g. postgres://user:password@db.example.com:5432/images",
+        validation: (url) => URL.canParse(Redacted.value(url)) && /^postgres(ql)?:$/.test(new URL(Redacted.value(url)).protocol)
+      })
+    )),
     dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
     apiKeySecret: Config.option(Config.redacted("API_KEY_SECRET").pipe(
       // HS256 is only as strong as its key: at least its 256-bit output (RFC 7518 §3.2).
@@ -50,16 +58,23 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
         validation: (secret) => new TextEncoder().encode(Redacted.value(secret)).length >= minimumSecretBytes
       })
     )),
-    uploadTimeout: Config.integer("UPLOAD_TIMEOUT_MS").pipe(Config.withDefault(60_000), Config.map(Duration.millis)),
-    formTimeout: Config.integer("FORM_TIMEOUT_MS").pipe(Config.withDefault(10_000), Config.map(Duration.millis)),
+    uploadTimeout: millisSetting("UPLOAD_TIMEOUT_MS", 60_000),
+    formTimeout: millisSetting("FORM_TIMEOUT_MS", 10_000),
     uploadMemory: Config.integer("UPLOAD_MEMORY_MB").pipe(
       Config.withDefault(64),
       // One body at the largest size of §8 must fit, or it would wait forever.
       Config.validate({ message: "UPLOAD_MEMORY_MB must be at least 11", validation: (mb) => mb >= 11 }),
       Config.map((mb) => mb * 1024 * 1024)
     ),
-    metricsToken: Config.option(Config.redacted("METRICS_TOKEN")),
-    shutdownTimeout: Config.integer("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(25_000), Config.map(Duration.millis)),
+    metricsToken: Config.option(Config.redacted("METRICS_TOKEN").pipe(
+      // Set but empty would lock everyone out of /metrics, loopback included.
+      Config.validate({ message: "METRICS_TOKEN must not be empty (unset it to serve /metrics on loopback only)", validation: (token) => Redacted.value(token) !== "" })
+    )),
+    shutdownTimeout: Config.integer("SHUTDOWN_TIMEOUT_MS").pipe(
+      Config.withDefault(25_000),
+      Config.validate({ message: "SHUTDOWN_TIMEOUT_MS must be 0 or more", validation: (ms) => ms >= 0 }),
+      Config.map(Duration.millis)
+    ),
     trustedProxies: Config.integer("TRUSTED_PROXIES").pipe(
       Config.withDefault(0),
       Config.validate({ message: "TRUSTED_PROXIES must be 0 or more", validation: (hops) => hops >= 0 })

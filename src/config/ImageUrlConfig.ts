@@ -8,6 +8,7 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Either from "effect/Either"
 import { type AllowList, parseAllowList } from "../domain/publicAddress.ts"
+import { millisSetting } from "./rules.ts"
 
 export interface ImageFetcherSettings {
   /** Hosts and ranges reachable beyond public addresses (`IMAGE_URL_ALLOW`). */
@@ -29,11 +30,7 @@ export class ImageUrlConfig extends Context.Tag("ImageUrlConfig")<ImageUrlConfig
         : Either.left(ConfigError.InvalidData([], `not a host name, address or CIDR range: ${invalid.join(", ")}`))
     }),
     Config.zipWith(
-      Config.integer("IMAGE_URL_TIMEOUT_MS").pipe(
-        Config.withDefault(10_000),
-        Config.validate({ message: "IMAGE_URL_TIMEOUT_MS must be at least 1", validation: (ms) => ms >= 1 }),
-        Config.map(Duration.millis)
-      ),
+      millisSetting("IMAGE_URL_TIMEOUT_MS", 10_000),
       (allow, timeout) => ({ ...allow, timeout })
     )
   )

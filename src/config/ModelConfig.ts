@@ -8,8 +8,8 @@ import * as Context from "effect/Context"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { secretShown } from "./redact.ts"
+import { isHttpUrl } from "./rules.ts"
 
-const isHttpUrl = (value: string) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol)
 
 const positiveInteger = (name: string, fallback: number) =>
   Config.integer(name).pipe(

@@ -5,8 +5,8 @@
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
+import { atLeastOne, millisSetting } from "./rules.ts"
 
-const atLeastOne = (name: string) => Config.validate({ message: `${name} must be at least 1`, validation: (n: number) => n >= 1 })
 
 export class WebhookConfig extends Context.Tag("WebhookConfig")<WebhookConfig, {
   /** For one attempt: connection, request and reply (`WEBHOOK_TIMEOUT_MS`). */
@@ -22,8 +22,8 @@ export class WebhookConfig extends Context.Tag("WebhookConfig")<WebhookConfig, {
   readonly perAccount: number
 }>() {
   static readonly config = Config.all({
-    timeout: Config.integer("WEBHOOK_TIMEOUT_MS").pipe(Config.withDefault(10_000), atLeastOne("WEBHOOK_TIMEOUT_MS"), Config.map(Duration.millis)),
-    poll: Config.integer("WEBHOOK_POLL_MS").pipe(Config.withDefault(1_000), atLeastOne("WEBHOOK_POLL_MS"), Config.map(Duration.millis)),
+    timeout: millisSetting("WEBHOOK_TIMEOUT_MS", 10_000),
+    poll: millisSetting("WEBHOOK_POLL_MS", 1_000),
     concurrency: Config.integer("WEBHOOK_CONCURRENCY").pipe(Config.withDefault(4), atLeastOne("WEBHOOK_CONCURRENCY")),
     perAccount: Config.integer("WEBHOOK_ACCOUNT_CONCURRENCY").pipe(Config.withDefault(2), atLeastOne("WEBHOOK_ACCOUNT_CONCURRENCY"))
   })

@@ -96,7 +96,14 @@ describe("the start-up summary", () => {
         [{ OPENAI_BASE_URL: "ftp://example.com" }, "must be an http(s) URL"],
         [{ MODEL_IMAGE_DETAIL: "medium" }, "Expected one of (low, high, auto) but received \"medium\""],
         [{ LOG_FORMAT: "xml" }, "Expected one of (json, logfmt, pretty) but received \"xml\""],
-        [{ DESCRIBER: "gpt" }, "Expected one of (offline, openai-compatible, ) but received \"gpt\""]
+        [{ DESCRIBER: "gpt" }, "Expected one of (offline, openai-compatible, ) but received \"gpt\""],
+        [{ PUBLIC_URL: "notaurl" }, "PUBLIC_URL must be an http(s) URL, e.g. https://images.example.com"],
+        [{ DATABASE_URL: "notaurl" }, "DATABASE_URL must be a postgres:// URL, e.g. postgres://user:password@db.example.com:5432/images"],
+        [{ METRICS_TOKEN: "" }, "METRICS_TOKEN must not be empty (unset it to serve /metrics on loopback only)"],
+        [{ UPLOAD_TIMEOUT_MS: "0" }, "UPLOAD_TIMEOUT_MS must be at least 1"],
+        [{ FORM_TIMEOUT_MS: "-1" }, "FORM_TIMEOUT_MS must be at least 1"],
+        [{ SHUTDOWN_TIMEOUT_MS: "-5" }, "SHUTDOWN_TIMEOUT_MS must be 0 or more"],
+        [{ WEBHOOK_POLL_MS: "0" }, "WEBHOOK_POLL_MS must be at least 1"]
       ]
       for (const [variables, message] of refusals) {
         const exit = yield* Effect.exit(read(variables))
