@@ -2,7 +2,7 @@
  * One webhook delivery attempt (WebhookDelivery.ts): a POST to an address already checked
  * (checkedAddress.ts), the URL's host name kept for the Host header and TLS. Redirects are not
  * followed (their status is the answer). Of the reply only the status and a short excerpt of the
- * body are kept; the rest is not read.
+ * body are kept, what arrives of it within a second; the rest is not read.
  */
 import http from "node:http"
 import https from "node:https"
@@ -21,6 +21,9 @@ export class PostFailed extends Data.TaggedError("PostFailed")<{ readonly reason
 
 /** The bytes of a reply body kept, to show what a failing receiver said. */
 export const excerptBytes = 512
+
+/** How long the excerpt is waited for once the status has come. */
+const excerptWaitMs = 1_000
 
 const userAgent = "image-metadata-service (webhook)"
 
@@ -48,7 +51,10 @@ export const postTo = (
     }, (response) => {
       const chunks: Array<Buffer> = []
       let kept = 0
+      // The status is the answer: a body that stalls or trickles only shortens the excerpt.
+      const excerptDeadline = setTimeout(() => answer(), excerptWaitMs)
       const answer = () => {
+        clearTimeout(excerptDeadline)
         request.destroy()
         // PostgreSQL text holds no NUL: a binary reply is kept as what it reads as.
         const excerpt = Buffer.concat(chunks).subarray(0, excerptBytes).toString("utf8").replaceAll("\u0000", "")

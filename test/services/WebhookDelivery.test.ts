@@ -129,6 +129,16 @@ for (const backend of backends) {
         expect(yield* eventTo(url)).toMatchObject({ state: "abandoned", attempts: 8, endReason: "the receiver answered 418" })
       }).pipe(Effect.provide(loopbackAllowed)))
 
+    it.scoped("a 2xx is a delivery even when its body never ends: the excerpt is what came", () =>
+      Effect.gen(function* () {
+        const { base } = yield* webhookReceiver
+        const url = `${base}/stalled/body`
+        yield* enqueue(yield* account, url)
+        expect(yield* deliverDue).toBe(1)
+        expect(yield* attemptsTo(url)).toMatchObject([{ status: 200, error: null, responseExcerpt: "got it, th" }])
+        expect(yield* eventTo(url)).toMatchObject({ state: "delivered", attempts: 1 })
+      }).pipe(Effect.provide(loopbackAllowed)))
+
     it.scoped("a redirect is a failed attempt, not followed", () =>
       Effect.gen(function* () {
         const { base, received } = yield* webhookReceiver

@@ -32,6 +32,11 @@ const receiver = Effect.acquireRelease(
         if (behaviour === "flaky") return answer(seen <= 2 ? 500 : 200, seen <= 2 ? "try again later" : "ok")
         if (behaviour === "redirect") return answer(302, "", { location: url.pathname.replace("/redirect/", "/ok/") })
         if (behaviour === "teapot") return answer(418, "x".repeat(10_000))
+        if (behaviour === "stalled") {
+          // A 200 whose body never ends: 10 of the 100 bytes announced.
+          response.writeHead(200, { "content-type": "text/plain", "content-length": "100" })
+          return response.write("got it, th")
+        }
         setTimeout(() => answer(200, "thanks"), Number(url.searchParams.get("hold") ?? 0))
       })
     })
@@ -43,7 +48,8 @@ const receiver = Effect.acquireRelease(
 
 /**
  * `/ok/...` answers 200 (after `?hold=ms`), `/flaky/...` 500 twice then 200, `/redirect/...` a
- * 302 to `/ok/...`, `/teapot/...` a 418 with a body longer than the excerpt kept. The events
+ * 302 to `/ok/...`, `/teapot/...` a 418 with a body longer than the excerpt kept, `/stalled/...` a
+ * 200 whose body never ends. The events
  * earlier tests on the same database left pending are set aside first, so what a test delivers
  * is its own.
  */
