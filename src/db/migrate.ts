@@ -15,6 +15,7 @@ import webhooks from "./migrations/0009_webhooks.ts"
 import idempotencyUsage from "./migrations/0010_idempotency_usage.ts"
 import batchIdempotency from "./migrations/0011_batch_idempotency.ts"
 import batchTurns from "./migrations/0012_batch_turns.ts"
+import webhookPauses from "./migrations/0013_webhook_pauses.ts"
 
 const migrationFiles = {
   "0001_init": init,
@@ -28,7 +29,8 @@ const migrationFiles = {
   "0009_webhooks": webhooks,
   "0010_idempotency_usage": idempotencyUsage,
   "0011_batch_idempotency": batchIdempotency,
-  "0012_batch_turns": batchTurns
+  "0012_batch_turns": batchTurns,
+  "0013_webhook_pauses": webhookPauses
 }
 const migrations = Migrator.fromRecord(migrationFiles)
 

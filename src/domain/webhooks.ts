@@ -64,6 +64,10 @@ export const retryDelays: ReadonlyArray<Duration.Duration> = [
 /** After `attempts` failed attempts, the wait before the next one; none when it is abandoned. */
 export const retryDelay = (attempts: number): Duration.Duration | undefined => retryDelays[attempts - 1]
 
+/** After `failures` attempts in a row that the account's receiver did not answer, how long it is left alone. */
+export const receiverPause = (failures: number): Duration.Duration =>
+  retryDelays[Math.min(Math.max(failures, 1), retryDelays.length) - 1] ?? Duration.seconds(5)
+
 /** The longest `webhookUrl` accepted, in characters (as browsers and most servers bound a URL). */
 export const maxWebhookUrlLength = 2048
 

@@ -19,7 +19,7 @@ import * as Ref from "effect/Ref"
 import { ImageUrlConfig } from "../config/ImageUrlConfig.ts"
 import { WebhookConfig } from "../config/WebhookConfig.ts"
 import type { AllowList } from "../domain/publicAddress.ts"
-import { retryDelay, signedHeaders } from "../domain/webhooks.ts"
+import { receiverPause, retryDelay, signedHeaders } from "../domain/webhooks.ts"
 import type { AccountId } from "../domain/ids.ts"
 import { AccountWebhooks } from "./AccountWebhooks.ts"
 import { checkedAddress } from "./checkedAddress.ts"
@@ -82,8 +82,8 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
 
       /**
        * The oldest due event of an account with fewer than `perAccount` attempts in flight (a claim
-       * whose lease has not run out); on this process's last free worker (`lastWorker`), of an
-       * account with none, so that accounts whose receivers hang never hold every worker. Claims
+       * whose lease has not run out) and whose receiver is not paused (`pause`); on this process's
+       * last free worker (`lastWorker`), of an account with none, so that accounts whose receivers hang never hold every worker. Claims
        * take turns (a transaction lock), so each counts the claims made before it, on every replica.
        * Oldest first, from the due index: the cost of a claim does not grow with the backlog.
        */
@@ -93,7 +93,8 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
           yield* sql`SELECT pg_advisory_xact_lock(hashtextextended('webhook-claim', 0))`
           const [event] = yield* sql<Claimed>`WITH busy AS (
               SELECT account_id FROM webhook_events WHERE state = 'pending' AND claim_id IS NOT NULL AND next_attempt_at > ${at}
-              GROUP BY account_id HAVING count(*) >= ${lastWorker ? 1 : settings.perAccount})
+              GROUP BY account_id HAVING count(*) >= ${lastWorker ? 1 : settings.perAccount}
+              UNION SELECT account_id FROM webhook_pauses WHERE until > ${at})
             UPDATE webhook_events SET attempts = attempts + 1, claim_id = ${claimId},
             next_attempt_at = ${new Date(at.getTime() + Duration.toMillis(lease))}
             WHERE id = (SELECT id FROM webhook_events WHERE state = 'pending' AND next_attempt_at <= ${at}
@@ -125,6 +126,20 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
           })
         )
 
+      /**
+       * A receiver that did not answer is left alone for a while: the account's other events wait
+       * instead of each holding a worker for a whole time-out, so that as many accounts whose
+       * receivers hang as there are workers cannot hold them all for long (README, Webhooks).
+       */
+      const pause = (accountId: AccountId, at: Date) =>
+        Effect.gen(function* () {
+          const [paused] = yield* sql<{ failures: number }>`SELECT failures FROM webhook_pauses WHERE account_id = ${accountId}`
+          const failures = (paused?.failures ?? 0) + 1
+          const until = new Date(at.getTime() + Duration.toMillis(receiverPause(failures)))
+          yield* sql`INSERT INTO webhook_pauses (account_id, failures, until) VALUES (${accountId}, ${failures}, ${until})
+            ON CONFLICT (account_id) DO UPDATE SET failures = EXCLUDED.failures, until = EXCLUDED.until`
+        })
+
       /** Records the attempt and what follows: delivered, due again later, or abandoned. */
       const record = (event: Claimed, claimId: string, outcome: Outcome, started: number) =>
         Effect.gen(function* () {
@@ -144,7 +159,11 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
           if (!delivered && delay === undefined) {
             yield* Effect.logWarning("webhook event abandoned", { eventId: event.id, attempts: event.attempts })
           }
+          // No answer pauses the receiver; any answer, whatever its status, ends a pause.
+          if (outcome.status !== null) yield* sql`DELETE FROM webhook_pauses WHERE account_id = ${event.accountId}`
+          else if (!outcome.final) yield* pause(event.accountId, at)
         }).pipe(sql.withTransaction)
+
 
       // This process's workers now claiming or attempting an event.
       const working = yield* Ref.make(0)

@@ -25,6 +25,7 @@ import { Webhooks } from "../../src/services/Webhooks.ts"
 import { excerptBytes } from "../../src/services/webhookPost.ts"
 import { backends, freshPostgresUrl, postgresUrl } from "../support/database.ts"
 import type { Backend } from "../support/database.ts"
+import { freePort } from "../support/process.ts"
 import { tcpProxy } from "../support/tcpProxy.ts"
 import { webhookReceiver } from "../support/webhookReceiver.ts"
 
@@ -138,6 +139,31 @@ for (const backend of backends) {
         expect(yield* attemptsTo(url)).toMatchObject([{ status: 200, error: null, responseExcerpt: "got it, th" }])
         expect(yield* eventTo(url)).toMatchObject({ state: "delivered", attempts: 1 })
       }).pipe(Effect.provide(loopbackAllowed)))
+
+    it.scoped("a receiver that does not answer is left alone a while, longer each time: the account's other events wait, another account's go out", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(Date.now())
+        const { base, received } = yield* webhookReceiver
+        const [silent, other] = [yield* account, yield* account]
+        // Nothing listens there: each attempt fails at once, with no answer.
+        const closed = `http://127.0.0.1:${yield* freePort}`
+        for (const n of [1, 2, 3]) yield* enqueue(silent, `${closed}/hook-${n}`)
+        yield* enqueue(other, `${base}/ok/not-held-up`)
+        // One worker: it tries the silent receiver once, then the other account's event, then nothing.
+        expect(yield* deliverDue).toBe(2)
+        expect(received.map((r) => r.path)).toEqual(["/ok/not-held-up"])
+        const attempts = Effect.forEach([1, 2, 3], (n) => Effect.map(eventTo(`${closed}/hook-${n}`), (event) => event?.attempts))
+        expect(yield* attempts).toEqual([1, 0, 0])
+        // Paused 5 s: then one more attempt (the oldest due), no answer again, paused 5 minutes.
+        yield* TestClock.adjust("5 seconds")
+        expect(yield* deliverDue).toBe(1)
+        expect(yield* attempts).toEqual([1, 1, 0])
+        yield* TestClock.adjust("4 minutes")
+        expect(yield* deliverDue).toBe(0)
+        yield* TestClock.adjust("1 minute")
+        expect(yield* deliverDue).toBe(1)
+        expect(yield* attempts).toEqual([1, 1, 1])
+      }).pipe(Effect.provide(WebhookDelivery.layerWith({ ...settings("127.0.0.1"), concurrency: 1 }))))
 
     it.scoped("a redirect is a failed attempt, not followed", () =>
       Effect.gen(function* () {
