@@ -7,17 +7,13 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Redacted } from "effect"
 import * as Database from "../../src/db/Database.ts"
-import { freshPostgresUrl, postgresUrl } from "../support/database.ts"
-import { tcpProxy } from "../support/tcpProxy.ts"
+import { postgresUrl } from "../support/database.ts"
+import { proxiedFreshPostgres } from "../support/tcpProxy.ts"
 
 describe.skipIf(!postgresUrl)("a statement that times out during a stall of PostgreSQL", () => {
   it.scopedLive("leaves no connection in a transaction: the write after the stall is kept", () =>
     Effect.gen(function* () {
-      const fresh = yield* freshPostgresUrl(postgresUrl ?? "")
-      const direct = new URL(fresh.url)
-      const proxy = yield* tcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) })
-      const through = new URL(fresh.url)
-      through.port = String(proxy.port)
+      const { url, proxy, through } = yield* proxiedFreshPostgres(postgresUrl ?? "")
       through.searchParams.set("query_timeout", "400")
       // One connection, so the write after the stall gets the very one the stall touched.
       through.searchParams.set("max", "1")
@@ -34,7 +30,7 @@ describe.skipIf(!postgresUrl)("a statement that times out during a stall of Post
       // Read on a connection of its own, once the service's pool is closed.
       const rows = yield* Effect.provide(
         Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`SELECT n FROM kept ORDER BY n`),
-        Database.layerPostgres(Redacted.make(fresh.url)).pipe(Layer.orDie)
+        Database.layerPostgres(Redacted.make(url)).pipe(Layer.orDie)
       )
       expect(rows).toEqual([{ n: 2 }])
     }), 60_000)

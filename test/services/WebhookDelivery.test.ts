@@ -26,7 +26,7 @@ import { excerptBytes } from "../../src/services/webhookPost.ts"
 import { backends, freshPostgresUrl, postgresUrl } from "../support/database.ts"
 import type { Backend } from "../support/database.ts"
 import { freePort } from "../support/process.ts"
-import { tcpProxy } from "../support/tcpProxy.ts"
+import { proxiedFreshPostgres } from "../support/tcpProxy.ts"
 import { webhookReceiver } from "../support/webhookReceiver.ts"
 
 const quiet = Logger.minimumLogLevel(LogLevel.Error)
@@ -320,11 +320,7 @@ describe.skipIf(postgresUrl === undefined)("webhook delivery by two processes sh
 describe.skipIf(postgresUrl === undefined)("webhook delivery while PostgreSQL is down", () => {
   it.scopedLive("an outage is logged once by the process, not by each worker at each look, and so is its end", () =>
     Effect.gen(function* () {
-      const fresh = yield* freshPostgresUrl(postgresUrl ?? "")
-      const direct = new URL(fresh.url)
-      const proxy = yield* tcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) })
-      const through = new URL(fresh.url)
-      through.port = String(proxy.port)
+      const { proxy, through } = yield* proxiedFreshPostgres(postgresUrl ?? "")
       const logged: Array<string> = []
       const collecting = Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => {
         logged.push(String(Array.isArray(message) ? message[0] : message))

@@ -11,6 +11,7 @@
  */
 import { Effect } from "effect"
 import * as net from "node:net"
+import { freshPostgresUrl } from "./database.ts"
 
 export interface TcpProxy {
   readonly port: number
@@ -131,3 +132,14 @@ export const tcpProxy = (target: { readonly host: string; readonly port: number 
     }),
     ({ close }) => Effect.promise(close)
   ).pipe(Effect.map(({ proxy }) => proxy))
+
+/** A fresh database of the test server behind a proxy of its own: its direct URL, the proxy, and the URL through it. */
+export const proxiedFreshPostgres = (serverUrl: string) =>
+  Effect.gen(function* () {
+    const fresh = yield* freshPostgresUrl(serverUrl)
+    const direct = new URL(fresh.url)
+    const proxy = yield* tcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) })
+    const through = new URL(fresh.url)
+    through.port = String(proxy.port)
+    return { url: fresh.url, proxy, through }
+  })
