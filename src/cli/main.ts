@@ -10,6 +10,7 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as BunRuntime from "@effect/platform-bun/BunRuntime"
 import type { SqlClient } from "@effect/sql/SqlClient"
 import * as Console from "effect/Console"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -34,6 +35,9 @@ const runHere = (command: AdminCommand, database: Layer.Layer<SqlClient, Databas
     Effect.provide(ServicesLive.pipe(Layer.provideMerge(database)))
   )
 
+/** How long a command sent to the running service may take. */
+const runThereTimeout = Duration.seconds(30)
+
 /** Sends the command to the running service that holds the data folder. */
 const runThere = (command: AdminCommand, access: DataDirLock.LockInfo) =>
   Effect.gen(function* () {
@@ -51,6 +55,8 @@ const runThere = (command: AdminCommand, access: DataDirLock.LockInfo) =>
     const message = Schema.decodeUnknownOption(Schema.Struct({ error: Schema.String }))(body)
     return yield* new CliError({ message: Option.match(message, { onNone: () => `HTTP ${response.status}`, onSome: (b) => b.error }) })
   }).pipe(
+    // A service that is stopped (SIGSTOP) or wedged would otherwise keep the operator waiting for good.
+    Effect.timeoutFail({ duration: runThereTimeout, onTimeout: () => new CliError({ message: `the running service did not answer within ${Duration.format(runThereTimeout)}` }) }),
     Effect.catchTags({
       RequestError: (e) => new CliError({ message: `cannot reach the running service: ${e.message}` }),
       ResponseError: (e) => new CliError({ message: `unexpected answer from the running service: ${e.message}` }),

@@ -208,6 +208,17 @@ describe("the operator CLI and the service as processes, on the embedded databas
       yield* expectBalance(service.url, key, accountId, 5)
     }), timeout)
 
+  it.scopedLive("a command sent to a running service that does not answer (stopped) gives up after 30 s, saying so", () =>
+    Effect.gen(function* () {
+      const env = { DATA_DIR: yield* tempDataDir }
+      const service = yield* startService(env)
+      process.kill(service.pid, "SIGSTOP")
+      yield* Effect.addFinalizer(() => Effect.sync(() => process.kill(service.pid, "SIGCONT")))
+      const ran = yield* cli(env, "account", "list")
+      expect(ran.exitCode).toBe(1)
+      expect(ran.stderr).toContain("account list: the running service did not answer within 30s")
+    }), timeout)
+
   // The refusal logs the whole lock, operator token included: whoever reads the service's logs can
   // then run any operator command through the admin route (the lock file itself is 0600).
   it.scopedLive("a second service on a data folder in use is refused without printing the operator token; the first keeps it", () =>
