@@ -66,10 +66,9 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
       Config.validate({ message: "UPLOAD_MEMORY_MB must be at least 11", validation: (mb) => mb >= 11 }),
       Config.map((mb) => mb * 1024 * 1024)
     ),
-    metricsToken: Config.option(Config.redacted("METRICS_TOKEN").pipe(
-      // Set but empty would lock everyone out of /metrics, loopback included.
-      Config.validate({ message: "METRICS_TOKEN must not be empty (unset it to serve /metrics on loopback only)", validation: (token) => Redacted.value(token) !== "" })
-    )),
+    // Empty is unset, as a compose file's `${METRICS_TOKEN:-}` passes it: it would lock everyone
+    // out of /metrics, loopback included.
+    metricsToken: Config.option(Config.redacted("METRICS_TOKEN")).pipe(Config.map(Option.filter((token) => Redacted.value(token) !== ""))),
     shutdownTimeout: Config.integer("SHUTDOWN_TIMEOUT_MS").pipe(
       Config.withDefault(25_000),
       Config.validate({ message: "SHUTDOWN_TIMEOUT_MS must be 0 or more", validation: (ms) => ms >= 0 }),

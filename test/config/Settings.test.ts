@@ -80,6 +80,11 @@ describe("the start-up summary", () => {
       expect(entries(summary(all))).toMatchObject({ DATABASE_URL: "postgres://app@db.example.com/images?password=redacted&sslmode=require" })
     }))
 
+  it.effect("an empty METRICS_TOKEN is no token (a compose file's `${METRICS_TOKEN:-}`): /metrics stays open to loopback", () =>
+    Effect.gen(function* () {
+      expect(entries(summary(yield* read({ METRICS_TOKEN: "" })))).toMatchObject({ METRICS_TOKEN: "unset: /metrics answers loopback only" })
+    }))
+
   it.effect("every refused value still stops the start with its own message", () =>
     Effect.gen(function* () {
       const refusals: ReadonlyArray<readonly [Record<string, string>, string]> = [
@@ -99,7 +104,6 @@ describe("the start-up summary", () => {
         [{ DESCRIBER: "gpt" }, "Expected one of (offline, openai-compatible, ) but received \"gpt\""],
         [{ PUBLIC_URL: "notaurl" }, "PUBLIC_URL must be an http(s) URL, e.g. https://images.example.com"],
         [{ DATABASE_URL: "notaurl" }, "DATABASE_URL must be a postgres:// URL, e.g. postgres://user:password@db.example.com:5432/images"],
-        [{ METRICS_TOKEN: "" }, "METRICS_TOKEN must not be empty (unset it to serve /metrics on loopback only)"],
         [{ UPLOAD_TIMEOUT_MS: "0" }, "UPLOAD_TIMEOUT_MS must be at least 1"],
         [{ FORM_TIMEOUT_MS: "-1" }, "FORM_TIMEOUT_MS must be at least 1"],
         [{ SHUTDOWN_TIMEOUT_MS: "-5" }, "SHUTDOWN_TIMEOUT_MS must be 0 or more"],
