@@ -81,6 +81,16 @@ const execute = (command: AdminCommand, target: Target) =>
     )
   })
 
+/**
+ * An error as the operator reads it: its message, and the database driver's reason when it has one
+ * (`PgClient: Failed to connect` alone does not say whether the database is missing or unreachable).
+ */
+const explained = (error: object): string => {
+  const message = "message" in error ? String(error.message) : String(error)
+  const cause = "cause" in error && error.cause instanceof Error ? error.cause.message : ""
+  return cause === "" || message.includes(cause) ? message : `${message}: ${cause}`
+}
+
 const program = Effect.gen(function* () {
   const invocation = yield* Either.match(parseArgs(process.argv.slice(2)), {
     onLeft: (message) => Effect.fail(new CliError({ message })),
@@ -100,7 +110,7 @@ program.pipe(
   // Inside the handler: a refused configuration is an operator's error too (stdout stays empty).
   Effect.provide(Settings.layer),
   Effect.catchAll((error) =>
-    Console.error(`error: ${"message" in error ? error.message : String(error)}`).pipe(
+    Console.error(`error: ${explained(error)}`).pipe(
       Effect.zipRight(Effect.sync(() => (process.exitCode = 1)))
     )
   ),

@@ -293,6 +293,15 @@ if (postgresUrl) {
         expect(yield* expectBalance(second.url, key, accountId, 7)).toEqual(before)
       }), timeout)
 
+    it.scopedLive("a database that cannot be opened is refused with the server's reason", () =>
+      Effect.gen(function* () {
+        const missing = new URL(serverUrl)
+        missing.pathname = "/no_such_database_here"
+        const ran = yield* cli({ DATABASE_URL: missing.toString(), DATA_DIR: yield* tempDataDir }, "account", "list")
+        expect(ran.exitCode).toBe(1)
+        expect(ran.stderr).toContain('error: PgClient: Failed to connect: database "no_such_database_here" does not exist')
+      }), timeout)
+
     it.scopedLive("the service leaves a mark in DATA_DIR: the CLI without DATABASE_URL refuses there and creates no database", () =>
       Effect.gen(function* () {
         const database = yield* freshPostgresUrl(serverUrl)
