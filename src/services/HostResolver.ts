@@ -7,6 +7,7 @@
 import { lookup } from "node:dns/promises"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 
 export interface ResolvedAddress {
   readonly address: string
@@ -31,4 +32,23 @@ export class HostResolver extends Context.Reference<HostResolver>()("HostResolve
     resolve: (host) =>
       Effect.succeed((names[host.toLowerCase()] ?? []).map((address) => ({ address, family: address.includes(":") ? 6 : 4 })))
   })
+}
+
+/**
+ * `resolver`, one look-up at a time. The system resolver runs on libuv's few threads
+ * (`UV_THREADPOOL_SIZE`, 4), and a look-up given up on (a webhook's time-out) keeps its thread
+ * until the name server answers or gives up: webhooks to names that never resolve held all of
+ * them, and image URLs waited 8 s for their own look-ups (found by review). The turn is held
+ * until the look-up itself has ended, not only until its caller has stopped waiting.
+ */
+export const oneAtATime = (resolver: HostResolverShape): HostResolverShape => {
+  const turn = Effect.unsafeMakeSemaphore(1)
+  return {
+    resolve: (host) =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.zipRight(
+          restore(turn.take(1)),
+          Effect.flatMap(Effect.forkDaemon(Effect.ensuring(resolver.resolve(host), turn.release(1))), (lookup) => restore(Fiber.join(lookup)))
+        ))
+  }
 }

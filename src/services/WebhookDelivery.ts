@@ -23,6 +23,7 @@ import { receiverPause, retryDelay, signedHeaders } from "../domain/webhooks.ts"
 import type { AccountId } from "../domain/ids.ts"
 import { AccountWebhooks } from "./AccountWebhooks.ts"
 import { checkedAddress } from "./checkedAddress.ts"
+import { HostResolver, oneAtATime } from "./HostResolver.ts"
 import { postTo } from "./webhookPost.ts"
 
 export interface WebhookDeliverySettings {
@@ -76,6 +77,8 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const accounts = yield* AccountWebhooks
+      // Webhooks' look-ups take one of libuv's threads at most, leaving the rest to image URLs.
+      const resolver = oneAtATime(yield* HostResolver)
       const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
       // A claimed event is due again after this, should its worker die mid-attempt.
       const lease = Duration.sum(settings.timeout, Duration.minutes(1))
@@ -108,7 +111,7 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
         Effect.gen(function* () {
           const url = URL.parse(event.url)
           if (url === null) return { status: null, error: "not a URL", excerpt: null, final: true }
-          const checked = yield* checkedAddress(settings.allow, url)
+          const checked = yield* checkedAddress(settings.allow, url).pipe(Effect.provideService(HostResolver, resolver))
           const timestamp = Math.floor((yield* Clock.currentTimeMillis) / 1000)
           const headers = signedHeaders([yield* accounts.secretOf(event.accountId)], { id: event.id, timestamp, body: event.payload })
           const answer = yield* postTo(url, checked, headers, event.payload)
