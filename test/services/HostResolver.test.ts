@@ -26,7 +26,8 @@ describe("oneAtATime", () => {
       expect(started).toEqual(["hangs.test"])
       // Its caller gives up (a time-out): the look-up still runs, and still has the turn.
       yield* Fiber.interrupt(first)
-      yield* Effect.yieldNow()
+      // Time enough for the second to start, were the turn free.
+      yield* Effect.repeatN(Effect.yieldNow(), 20)
       expect(started).toEqual(["hangs.test"])
       yield* Deferred.succeed(answer, undefined)
       expect(yield* Fiber.join(second)).toEqual([{ address: "192.0.2.1", family: 4 }])
