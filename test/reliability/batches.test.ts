@@ -26,10 +26,23 @@ const items = 200
 const granted = 250
 const fails = (index: number) => index % 5 === 0
 
-/** Refuses items whose keywords say so; answers the others after a pause, so the kill finds work in flight. */
+/** While set, the model keeps its answers (but refusals) until it is released: the kill finds work in flight. */
+let held: Promise<void> | undefined
+
+const holdAnswers = () => {
+  let release = () => {}
+  held = new Promise<void>((resolve) => (release = resolve))
+  return () => {
+    held = undefined
+    release()
+  }
+}
+
+/** Refuses items whose keywords say so; answers the others after a pause, or once released. */
 const model: Reply = async (signal, body) => {
   if (sentRequest(body).prompt.includes("refuse-this-item")) return refusal(signal, body)
   await new Promise((resolve) => setTimeout(resolve, 30))
+  await held
   return answerRequested(signal, body)
 }
 
@@ -85,19 +98,24 @@ if (serverUrl) {
         const batchAt = (url: string) => Effect.map(fetchJson(`${url}/api/batches/${id}`, { headers: auth }), (seen) => seen.body as Batch)
 
         // Killed once a fair part of the batch is done and both processes hold running items (read
-        // from the table, not assumed: on a loaded machine one process can sit idle for a while).
+        // from the table, not assumed: on a loaded machine one process can sit idle for a while),
+        // which the model holds until after the kill: a 30 ms answer could end between the look and the kill.
         yield* batchAt(b.url).pipe(
           Effect.filterOrFail((batch) => batch.counts["succeeded"]! + batch.counts["failed"]! >= 40, () => "not yet"),
           Effect.retry(Schedule.spaced("20 millis"))
         )
+        const release = holdAnswers()
+        yield* Effect.addFinalizer(() => Effect.sync(release))
         yield* inStore(store)(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+          // Items the model holds: not the refused ones (every fifth), which end at once.
           sql<{ n: number }>`SELECT count(DISTINCT claimed_by)::int AS n FROM batch_items
-            WHERE batch_id = ${id} AND state = 'running'`)).pipe(
+            WHERE batch_id = ${id} AND state = 'running' AND position % 5 <> 0`)).pipe(
             Effect.orDie,
             Effect.filterOrFail(([running]) => running?.n === 2, () => "not both running"),
             Effect.retry(Schedule.spaced("5 millis"))
           )
         expect((yield* a.stop("SIGKILL")).signal).toBe("SIGKILL")
+        release()
 
         const batch = yield* batchAt(b.url).pipe(
           Effect.filterOrFail((found) => found.completedAt !== null, () => "not ended"),
