@@ -365,8 +365,11 @@ const check = (faults: Faults, variants: Variants = plain) =>
       const carried: Variants = { ...variants, framing: chunked ? "chunked" : "length" }
       const error = typeof expected.error === "string" ? expected.error : expected.error(carried)
       // A key with a stored 200 has the form read before check 2 (describeOnce.ts): a body the form
-      // reader began is no longer unread when check 2 answers, and is not the edge's to drop.
-      const readFirst = faults.IdempotencyKeyReused && !announced && (first === "NoCreditLeft" || first === "CreditsHeld")
+      // reader began is no longer unread when check 2 answers, and is not the edge's to drop. Unless
+      // it never began: with the upload memory spent, the body (always with a Content-Length then)
+      // waits unread for room.
+      const readFirst = faults.IdempotencyKeyReused && !announced && !faults.UploadBudgetTimedOut &&
+        (first === "NoCreditLeft" || first === "CreditsHeld")
       const droppable = readFirst || (!announced && !faults.UploadTimedOut && sent.length <= dropLimits.maxBytes)
       const closes = typeof expected.closes === "boolean" ? expected.closes : expected.closes({ variants: carried, droppable })
       expect(seen).toEqual({ status: expected.status, contentType: "application/json", body: { error }, closes })
@@ -444,6 +447,9 @@ layer(serverWith(services), { excludeTestServices: true })("POST /api/describe, 
       yield* check(withFaults("NoCreditLeft", "IdempotencyKeyReused", "UploadTimedOut"))
       yield* check(withFaults("NoCreditLeft", "IdempotencyKeyReused", "RequestTooLarge"), { ...plain, framing: "chunked" })
     }))
+
+  it.effect("the same with the upload memory spent: the body, left unread, is not dropped once it stalls: the connection is closed", () =>
+    check(withFaults("NoCreditLeft", "IdempotencyKeyReused", "UploadTimedOut", "UploadBudgetTimedOut")))
 
   it.effect("a key stored for another request, a huge Content-Length: 413, not 422", () =>
     check(withFaults("RequestTooLarge", "IdempotencyKeyReused")))
