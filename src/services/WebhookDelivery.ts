@@ -86,9 +86,10 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
       /**
        * The oldest due event of an account with fewer than `perAccount` attempts in flight (a claim
        * whose lease has not run out) and whose receiver is not paused (`pause`); on this process's
-       * last free worker (`lastWorker`), of an account with none, so that accounts whose receivers hang never hold every worker. Claims
-       * take turns (a transaction lock), so each counts the claims made before it, on every replica.
-       * Oldest first, from the due index: the cost of a claim does not grow with the backlog.
+       * last free worker (`lastWorker`), of an account with none, so that accounts whose receivers
+       * hang never hold every worker. Claims take turns (a transaction lock), so each counts the
+       * claims made before it, on every replica. Oldest first, read from the due index: a claim
+       * costs what the due events of busy or paused accounts ahead of the first it may take cost.
        */
       const claim = (claimId: string, lastWorker: boolean) =>
         Effect.gen(function* () {
