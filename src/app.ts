@@ -54,7 +54,7 @@ const StartUp = Layer.scopedDiscard(
     const credits = yield* Credits
     const sweep = credits.releaseAbandoned.pipe(
       Effect.tap((released) =>
-        released > 0 ? Effect.logWarning("released credits held by requests of a stopped process", { released }) : Effect.void
+        released > 0 ? Effect.logWarning("released credits held by requests of a stopped process").pipe(Effect.annotateLogs({ released })) : Effect.void
       ),
       // A database outage must not end the sweeping; the next round tries again.
       Effect.catchAllCause((cause) => Effect.logWarning("could not release abandoned reservations", cause))

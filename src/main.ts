@@ -1,4 +1,5 @@
 import * as BunRuntime from "@effect/platform-bun/BunRuntime"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { AppLive } from "./app.ts"
@@ -8,8 +9,13 @@ import { TracingLive } from "./tracing.ts"
 
 Layer.launch(AppLive).pipe(
   Effect.provide(TracingLive),
-  Effect.provide(LoggingLive),
-  // Read once, for everything above: the logger and the tracer too.
+  // Read once, for everything above: the tracer too.
   Effect.provide(Settings.layer),
-  BunRuntime.runMain({ disablePrettyLogger: true })
+  // A refused start is logged here, with a message and in the configured format; runMain's own
+  // report would use its default logger, without either. A stop by signal is no failure.
+  Effect.tapErrorCause((cause) =>
+    Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("the service could not start", cause)
+  ),
+  Effect.provide(LoggingLive),
+  BunRuntime.runMain({ disablePrettyLogger: true, disableErrorReporting: true })
 )

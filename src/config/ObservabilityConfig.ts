@@ -9,6 +9,9 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import { redactUrl } from "./redact.ts"
 
+/** JSON lines, what log collectors read; pretty on a terminal. */
+export const defaultLogFormat = process.stdout.isTTY ? "pretty" as const : "json" as const
+
 export class ObservabilityConfig extends Context.Tag("ObservabilityConfig")<ObservabilityConfig, {
   readonly logFormat: "json" | "logfmt" | "pretty"
   readonly logLevel: LogLevel.LogLevel
@@ -18,7 +21,7 @@ export class ObservabilityConfig extends Context.Tag("ObservabilityConfig")<Obse
 }>() {
   static readonly config = Config.all({
     logFormat: Config.literal("json", "logfmt", "pretty")("LOG_FORMAT").pipe(
-      Config.withDefault(process.stdout.isTTY ? "pretty" as const : "json" as const)
+      Config.withDefault(defaultLogFormat)
     ),
     logLevel: Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)),
     otlpEndpoint: Config.option(Config.string("OTEL_EXPORTER_OTLP_ENDPOINT")),

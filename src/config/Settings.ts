@@ -81,4 +81,4 @@ export const summary = (read: SettingsShape) => ({
 
 /** The one start-up line: every setting, and the describer chosen from them. */
 export const logSummary = (describer: string) =>
-  Effect.flatMap(Settings, (read) => Effect.logInfo("configuration", { ...summary(read), describer }))
+  Effect.flatMap(Settings, (read) => Effect.logInfo("configuration").pipe(Effect.annotateLogs({ ...summary(read), describer })))

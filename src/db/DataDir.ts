@@ -124,7 +124,7 @@ export const repair = (dataDir: string) =>
   Effect.promise(async () => restrict(await fs.realpath(dataDir))).pipe(
     Effect.tap((repaired) =>
       repaired > 0
-        ? Effect.logWarning("made the data folder owner-only: its files were open to other users", { dataDir, repaired })
+        ? Effect.logWarning("made the data folder owner-only: its files were open to other users").pipe(Effect.annotateLogs({ dataDir, repaired }))
         : Effect.void
     )
   )

@@ -137,7 +137,7 @@ export const publish = (dataDir: string, access: { readonly url: string; readonl
     const current = yield* read(dataDir)
     const lock = held.get(path.resolve(dataDir))
     if (Option.isNone(current) || lock === undefined || current.value.nonce !== lock.nonce) {
-      return yield* Effect.logWarning("the data folder's lock is not this process's: the admin route is not published", { dataDir })
+      return yield* Effect.logWarning("the data folder's lock is not this process's: the admin route is not published").pipe(Effect.annotateLogs({ dataDir }))
     }
     yield* writeInfo(dataDir, { ...current.value, ...access })
   })

@@ -35,7 +35,7 @@ export const write = (dataDir: string, url: Redacted.Redacted) =>
         await fs.writeFile(markerPath(dataDir), json, { mode: 0o600 })
       })
     ),
-    Effect.catchAll((cause) => Effect.logDebug("could not leave the database marker", { dataDir, cause: String(cause) }))
+    Effect.catchAll((cause) => Effect.logDebug("could not leave the database marker").pipe(Effect.annotateLogs({ dataDir, cause: String(cause) })))
   )
 
 export const remove = (dataDir: string) =>

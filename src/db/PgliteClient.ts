@@ -57,9 +57,9 @@ const statementOn = (db: PGlite) => <A>(query: () => Promise<A>) =>
         Effect.tapError((error) =>
           isPanic(error.cause)
             ? Effect.sync(() => stopped.add(db)).pipe(
-              Effect.zipRight(Effect.logError("the embedded database stopped after a PANIC: restart the service (PostgreSQL recovers the folder as it starts)", {
-                reason: messageOf(error.cause)
-              }))
+              Effect.zipRight(Effect.logError("the embedded database stopped after a PANIC: restart the service (PostgreSQL recovers the folder as it starts)").pipe(
+                Effect.annotateLogs({ reason: messageOf(error.cause) })
+              ))
             )
             : Effect.void
         )

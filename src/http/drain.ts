@@ -38,14 +38,14 @@ export const DrainOnShutdown = Layer.scopedDiscard(
       Effect.gen(function* () {
         yield* Ref.set(draining, true)
         const waiting = yield* Ref.get(inFlight)
-        yield* Effect.logInfo("shutting down", { inFlight: waiting })
+        yield* Effect.logInfo("shutting down").pipe(Effect.annotateLogs({ inFlight: waiting }))
         yield* Ref.get(inFlight).pipe(
           Effect.repeat({ until: (n) => n === 0, schedule: Schedule.spaced("50 millis") }),
           // Finalizers run uninterruptibly; the wait must not, or the deadline could never cut it.
           Effect.interruptible,
           Effect.timeoutOption(timeout)
         )
-        yield* Effect.logInfo("drained", { stillRunning: yield* Ref.get(inFlight) })
+        yield* Effect.logInfo("drained").pipe(Effect.annotateLogs({ stillRunning: yield* Ref.get(inFlight) }))
       })
     )
   })

@@ -119,7 +119,7 @@ export const batchWorkers = (config: Context.Tag.Service<BatchConfig>) => Layer.
       ...own.filter((item) => !HashSet.has(running, item.attemptId))
     ]
     for (const item of orphans) yield* items.finish(item, { kind: "requeue" })
-    if (orphans.length > 0) yield* Effect.logWarning("batch items of a stopped worker went back to the queue", { items: orphans.length })
+    if (orphans.length > 0) yield* Effect.logWarning("batch items of a stopped worker went back to the queue").pipe(Effect.annotateLogs({ items: orphans.length }))
   }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("could not recover batch items", cause)))
 
   yield* recover

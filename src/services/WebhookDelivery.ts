@@ -161,7 +161,7 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
                 end_reason = ${delivered ? null : outcome.error ?? `the receiver answered ${outcome.status}`}, claim_id = NULL
                 WHERE id = ${event.id} AND claim_id = ${claimId}`
           if (!delivered && delay === undefined) {
-            yield* Effect.logWarning("webhook event abandoned", { eventId: event.id, attempts: event.attempts })
+            yield* Effect.logWarning("webhook event abandoned").pipe(Effect.annotateLogs({ eventId: event.id, attempts: event.attempts }))
           }
           // No answer pauses the receiver; any answer, whatever its status, ends a pause.
           if (outcome.status !== null) yield* sql`DELETE FROM webhook_pauses WHERE account_id = ${event.accountId}`

@@ -68,8 +68,8 @@ describe("the embedded database's data folder", () => {
       yield* Effect.provide(Effect.void, opened(dataDir)).pipe(Effect.provide(collecting))
       expect((yield* looseModes(dataDir)).loose).toEqual([])
       expect(warnings).toEqual([{
-        message: ["made the data folder owner-only: its files were open to other users", { dataDir, repaired: before.count }],
-        annotations: {}
+        message: ["made the data folder owner-only: its files were open to other users"],
+        annotations: { dataDir, repaired: before.count }
       }])
 
       // Nothing to say the next time.

@@ -48,6 +48,19 @@ describe("start-up, as processes", () => {
       expect(command.stderr).not.toContain(secret)
     }), timeout)
 
+  it.scopedLive("a refused start is one error line in the configured format, with a message and the setting's reason", () =>
+    Effect.gen(function* () {
+      const refused = yield* serviceToEnd({ DATA_DIR: yield* tempDataDir, LOG_FORMAT: "json", PUBLIC_URL: "ftp://images.example.com" })
+      expect(refused.exitCode).toBe(1)
+      const lines = `${refused.stdout}${refused.stderr}`.split("\n").filter((line) => line !== "")
+      // Every line is JSON, the refusal too (it was logfmt, from the runtime's default logger, with no message).
+      const parsed = lines.map((line) => JSON.parse(line) as { message: unknown; logLevel: string; cause?: string })
+      const errors = parsed.filter((line) => line.logLevel === "ERROR")
+      expect(errors).toHaveLength(1)
+      expect(errors[0]?.message).toBe("the service could not start")
+      expect(errors[0]?.cause).toContain("PUBLIC_URL must be an http(s) URL, e.g. https://images.example.com")
+    }), timeout)
+
   const root = process.getuid?.() === 0
   it.scopedLive.skipIf(!root)("a data folder of another user stops the service and the CLI, saying why, writing nothing in it", () =>
     Effect.gen(function* () {

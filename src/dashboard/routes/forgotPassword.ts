@@ -54,7 +54,7 @@ export const requestPasswordReset = Effect.gen(function* () {
       onNone: () => Effect.void,
       onSome: ({ token, user }) =>
         mailer.send(resetMail(user.email, `${publicUrl}${paths.resetPassword}?token=${token}`)).pipe(
-          Effect.catchAll((failed) => Effect.logWarning("password-reset e-mail not sent", { reason: failed.message })),
+          Effect.catchAll((failed) => Effect.logWarning("password-reset e-mail not sent").pipe(Effect.annotateLogs({ reason: failed.message }))),
           Effect.forkDaemon
         )
     })),
