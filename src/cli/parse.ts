@@ -84,9 +84,9 @@ const expectations: Readonly<Record<string, string>> = {
   credits: "a whole number, 0 or more",
   amount: "a whole number (negative removes credits)",
   expiresInDays: "a whole number of days, 1 or more",
-  expiresAt: "a date such as 2030-01-01 or 2030-01-01T12:00:00Z",
-  renewsAt: "a date such as 2030-01-01 or 2030-01-01T12:00:00Z",
-  endsAt: "a date such as 2030-01-01 or 2030-01-01T12:00:00Z",
+  expiresAt: "a date such as 2030-01-01 (its start, 00:00 UTC) or 2030-01-01T12:00:00Z",
+  renewsAt: "a date such as 2030-01-01 (its start, 00:00 UTC) or 2030-01-01T12:00:00Z",
+  endsAt: "a date such as 2030-01-01 (its start, 00:00 UTC) or 2030-01-01T12:00:00Z",
   name: "a name that is not blank"
 }
 

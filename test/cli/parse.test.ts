@@ -154,7 +154,7 @@ describe("parseArgs: refusals name the command and the flag as typed, then that 
   })
 
   it("an invalid date names its flag", () => {
-    const date = 'a date such as 2030-01-01 or 2030-01-01T12:00:00Z'
+    const date = 'a date such as 2030-01-01 (its start, 00:00 UTC) or 2030-01-01T12:00:00Z'
     expect(refused(["key", "create", accountId, "--expires-at", "tomorrow"]))
       .toBe(`key create: --expires-at: expected ${date}, got "tomorrow"\n${keyCreateUsage}`)
     expect(refused(["key", "create", accountId, "--expires-at", "2030-13-45"])).toContain(`--expires-at: expected ${date}`)
