@@ -62,13 +62,15 @@ export type BatchSummary = ReturnType<typeof batchSummary>
 
 /**
  * An item as JSON text: the stored result is spliced in as it was answered (parsing it again
- * would move integer-like keys first, domain/describe.ts).
+ * would move integer-like keys first, domain/describe.ts). The result only once the item
+ * succeeded: it is stored before its credit is captured, and a capture that cannot be confirmed
+ * is undone and the item run again, or canceled, uncharged.
  */
 export const itemJson = (item: ItemRow): string => {
   const head = JSON.stringify({ index: item.position, state: item.state, ...(item.status === null ? {} : { status: item.status }) })
   const tail = [
     ...(item.error === null ? [] : [`"error":${JSON.stringify(item.error)}`]),
-    ...(item.result === null ? [] : [`"result":${item.result}`]),
+    ...(item.result === null || item.state !== "succeeded" ? [] : [`"result":${item.result}`]),
     ...(item.metadata === null ? [] : [`"metadata":${item.metadata}`])
   ]
   return tail.length === 0 ? head : `${head.slice(0, -1)},${tail.join(",")}}`
