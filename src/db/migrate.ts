@@ -16,6 +16,7 @@ import idempotencyUsage from "./migrations/0010_idempotency_usage.ts"
 import batchIdempotency from "./migrations/0011_batch_idempotency.ts"
 import batchTurns from "./migrations/0012_batch_turns.ts"
 import webhookPauses from "./migrations/0013_webhook_pauses.ts"
+import usageReplayed from "./migrations/0014_usage_replayed.ts"
 
 const migrationFiles = {
   "0001_init": init,
@@ -30,7 +31,8 @@ const migrationFiles = {
   "0010_idempotency_usage": idempotencyUsage,
   "0011_batch_idempotency": batchIdempotency,
   "0012_batch_turns": batchTurns,
-  "0013_webhook_pauses": webhookPauses
+  "0013_webhook_pauses": webhookPauses,
+  "0014_usage_replayed": usageReplayed
 }
 const migrations = Migrator.fromRecord(migrationFiles)
 

@@ -14,6 +14,9 @@
  * retry twice), with the usage row of that credit. It is replayed only once that row is charged.
  * Should the capture never come (the process killed in between, its hold released by another
  * replica's sweep), the entry counts as absent: the client never had that 200, nor paid for it.
+ * A capture its process could not confirm (the database out of reach as it committed) is undone
+ * once the database is back; the first replay marks the charge as standing instead, in one
+ * statement that waits for, or wins over, the undoing: a 200 replayed is a 200 paid for.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Clock from "effect/Clock"
@@ -52,6 +55,25 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
           ? Option.none()
           : Option.some({ digest: row.digest, answer: { body: row.body, headers: JSON.parse(row.headers ?? "{}") } as StoredAnswer })
       }).pipe(Effect.orDie, Effect.withSpan("Idempotency.stored"))
+
+    /**
+     * Makes the charge of `key`'s stored 200 stand, for a replay (migration 0014): true when it
+     * does, false when it was undone meanwhile (the entry then counts as absent, and the request
+     * runs as a first one). Entries stored without a usage row (before migration 0010) replay.
+     */
+    const replay = (accountId: AccountId, key: string) =>
+      Effect.gen(function* () {
+        const at = yield* now
+        const [row] = yield* sql<{ replayable: boolean }>`WITH entry AS (
+            SELECT usage_id FROM idempotency
+            WHERE account_id = ${accountId} AND key = ${key} AND state = 'done' AND expires_at > ${at}
+          ), kept AS (
+            UPDATE usage SET replayed_at = COALESCE(replayed_at, ${at}) FROM entry
+            WHERE usage.id = entry.usage_id AND usage.state = 'charged' RETURNING usage.id
+          )
+          SELECT EXISTS (SELECT 1 FROM entry WHERE usage_id IS NULL) OR EXISTS (SELECT 1 FROM kept) AS replayable`
+        return row?.replayable === true
+      }).pipe(Effect.orDie, Effect.withSpan("Idempotency.replay"))
 
     /**
      * Claims `key` for a request with `digest`: one statement, so of two replicas racing one wins.
@@ -93,9 +115,11 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
      * Gives the key back after a failure: failures are not stored, a retry runs again. Whatever the
      * claim's state: a 200 stored before its credit could be captured (the settlement failed, or
      * another replica's sweep released the hold) was answered 500, and must not be replayed free.
+     * Except a 200 already replayed: its charge stands, and further retries get it again.
      */
     const release = (claimId: string) =>
-      sql`DELETE FROM idempotency WHERE claim_id = ${claimId}`.pipe(
+      sql`DELETE FROM idempotency WHERE claim_id = ${claimId} AND NOT EXISTS (
+        SELECT 1 FROM usage WHERE usage.id = idempotency.usage_id AND usage.replayed_at IS NOT NULL)`.pipe(
         Effect.orDie,
         Effect.asVoid,
         Effect.withSpan("Idempotency.release")
@@ -107,6 +131,6 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
       return rows.length
     }).pipe(Effect.orDie, Effect.withSpan("Idempotency.sweep"))
 
-    return { stored, claim, complete, release, sweep } as const
+    return { stored, replay, claim, complete, release, sweep } as const
   })
 }) {}

@@ -102,9 +102,11 @@ export const makeCreditStatements = Effect.gen(function* () {
   /**
    * Gives back the credit of a request answered with a failure, whatever became of its statements:
    * a hold is released; a capture whose answer was lost is undone (its ledger row goes, as if never
-   * made: the client saw a failure, §1); a reservation that never arrived is recorded as released,
-   * so that should it arrive late it conflicts and is rolled back. In a transaction whose first
-   * statement waits for any statement still writing the row.
+   * made: the client saw a failure, §1), unless its 200 was replayed meanwhile under its
+   * `Idempotency-Key` (a retry has the answer, so the charge stands); a reservation that never
+   * arrived is recorded as released, so that should it arrive late it conflicts and is rolled back.
+   * In a transaction whose first statement waits for any statement still writing the row, a
+   * replay's included.
    */
   const abandon = (usageId: string, outcome: Outcome, owner: Option.Option<Owner>) =>
     Effect.gen(function* () {
@@ -121,7 +123,7 @@ export const makeCreditStatements = Effect.gen(function* () {
       } else if (row.state === "charged") {
         yield* sql`WITH undone AS (
             UPDATE usage SET state = 'released', settled_at = ${at}, status = ${outcome.status}, error_kind = ${outcome.errorKind}
-            WHERE id = ${usageId} AND state = 'charged' RETURNING account_id
+            WHERE id = ${usageId} AND state = 'charged' AND replayed_at IS NULL RETURNING account_id
           ), refund AS (
             DELETE FROM credit_ledger WHERE usage_id = ${usageId} AND EXISTS (SELECT 1 FROM undone) RETURNING account_id
           )

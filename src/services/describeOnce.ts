@@ -70,7 +70,7 @@ export const describeOnce = <R>(caller: {
     if (Option.isNone(stored)) return yield* charged(caller.form)
     return yield* Effect.scoped(Effect.gen(function* () {
       const read = yield* Effect.exit(caller.form)
-      if (Exit.isSuccess(read) && requestDigest(read.value) === stored.value.digest) {
+      if (Exit.isSuccess(read) && requestDigest(read.value) === stored.value.digest && (yield* idempotency.replay(accountId, key))) {
         return { answer: stored.value.answer, replayed: true }
       }
       return yield* charged(read)

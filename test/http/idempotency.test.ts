@@ -6,13 +6,14 @@
  */
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Ref, TestClock } from "effect"
+import { Deferred, Effect, Fiber, Option, Ref, TestClock } from "effect"
 import { GenerationFailed } from "../../src/domain/errors.ts"
 import { parseWholeForm } from "../../src/http/multipart.ts"
 import { requestDigest } from "../../src/domain/idempotency.ts"
 import { Accounts } from "../../src/services/Accounts.ts"
 import { Credits } from "../../src/services/Credits.ts"
 import { currentUsageId } from "../../src/services/creditReservation.ts"
+import { makeCreditStatements } from "../../src/services/creditStatements.ts"
 import { Describer } from "../../src/services/Describer.ts"
 import { Idempotency } from "../../src/services/Idempotency.ts"
 import { backends, postgresSkipReason, postgresUrl } from "../support/database.ts"
@@ -219,6 +220,55 @@ for (const backend of backends) {
         })
         // Now its own 200, charged: replayed.
         expect(yield* post(c.token, "killed")).toEqual({ ...first(), replayed: "true" })
+      }).pipe(Effect.orDie))
+
+    /**
+     * A capture committed, its process never told (the database out of reach as it answered): that
+     * process answers 500 and gives the credit back once the database is back. A retry that came
+     * before the give-back got the stored 200, so the charge must stand (found by review: the
+     * give-back undid it, and the 200 was free).
+     */
+    const capturedUnconfirmed = (c: Effect.Effect.Success<ReturnType<typeof customer>>, key: string) =>
+      Effect.gen(function* () {
+        const idempotency = yield* Idempotency
+        const credits = yield* Credits
+        const form = yield* parseWholeForm(multipartContentType("idem"), multipartBody("idem", [{ name: "image", filename: "a.jpg", data: jpeg }]))
+        const claimId = yield* idempotency.claim(c.accountId, key, requestDigest(form))
+        const usageId = yield* credits.reserve(c.accountId, null)
+        const headers = { "content-language": "en", "x-describer": "scripted" }
+        yield* Effect.locally(idempotency.complete(claimId, { body: JSON.stringify(described()), headers }), currentUsageId, usageId)
+        expect(yield* credits.settle(usageId, { status: 200, errorKind: null })).toMatchObject({ charged: true })
+        const statements = yield* makeCreditStatements
+        // What that process does once the database is back: give the credit back, free the key.
+        const giveBack = statements.abandon(usageId, { status: 500, errorKind: "SettleFailed" }, Option.none()).pipe(
+          Effect.zipRight(idempotency.release(claimId))
+        )
+        return giveBack
+      })
+
+    it.effect("a capture its process could not confirm, replayed before the give-back: the charge stands, and retries keep getting the 200", () =>
+      Effect.gen(function* () {
+        const c = yield* customer(1)
+        const giveBack = yield* capturedUnconfirmed(c, "unconfirmed")
+        const callsBefore = yield* Ref.get(calls)
+        expect(yield* post(c.token, "unconfirmed")).toEqual({ ...first(), replayed: "true" })
+        yield* giveBack
+        expect(yield* post(c.token, "unconfirmed")).toEqual({ ...first(), replayed: "true" })
+        expect(yield* Ref.get(calls)).toBe(callsBefore)
+        expect(yield* paid(c)).toEqual({ balance: 0, ledger: [[1, "purchase"], [-1, "describe"]], usage: [["charged", 200, null]] })
+      }).pipe(Effect.orDie))
+
+    it.effect("a capture its process could not confirm, given back before any retry: the retry runs anew and pays once", () =>
+      Effect.gen(function* () {
+        const c = yield* customer(1)
+        yield* Effect.flatten(capturedUnconfirmed(c, "given-back"))
+        expect(yield* paid(c)).toEqual({ balance: 1, ledger: [[1, "purchase"]], usage: [["released", 500, "SettleFailed"]] })
+        expect(yield* post(c.token, "given-back")).toEqual(first())
+        expect(yield* paid(c)).toEqual({
+          balance: 0,
+          ledger: [[1, "purchase"], [-1, "describe"]],
+          usage: [["released", 500, "SettleFailed"], ["charged", 200, null]]
+        })
       }).pipe(Effect.orDie))
 
     it.effect("an empty key or one over 255 characters: 400, uncharged; 255 characters is a key", () =>
