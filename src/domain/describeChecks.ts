@@ -39,8 +39,9 @@ export const describeChecks = {
   RequestTooLarge: { check: 3, status: 413, message: imageTooLarge, closes: (error) => error.announced },
   // The server's memory was busy, not the client's body wrong: retryable and uncharged (§7.3).
   UploadBudgetTimedOut: { check: 3, status: 500, message: serverError, closes: false },
-  // A body that does not arrive in time is not a readable form (§7.1); the spec names no timeout.
-  UploadTimedOut: { check: 3, status: 400, message: notMultipart, closes: true },
+  // A body that does not arrive in time may be a valid form on a slow link: retryable and
+  // uncharged (§7.3), where a 400 would tell the client never to send it again. The spec names no timeout.
+  UploadTimedOut: { check: 3, status: 500, message: serverError, closes: true },
   NotMultipart: { check: 4, status: 400, message: notMultipart, closes: false },
   // The form is read (its image is part of the request compared), then the key (README,
   // "Retries without paying twice"); the answers use no credit.

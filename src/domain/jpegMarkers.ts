@@ -9,6 +9,8 @@
 export interface JpegMarker {
   readonly code: number
   readonly offset: number
+  /** Where bytes that are no marker began, when some came before this one where a marker must be. */
+  readonly strayFrom?: number
 }
 
 /** Start of scan: entropy-coded data follows its header. */
@@ -42,8 +44,10 @@ const endOfEntropyData = (bytes: Uint8Array, from: number): number => {
 export function* jpegMarkers(bytes: Uint8Array): Generator<JpegMarker> {
   if (bytes[0] !== 0xff || bytes[1] !== 0xd8) return
   let at = 2
+  let strayFrom: number | undefined
   while (at + 1 < bytes.length) {
     if (bytes[at] !== 0xff) {
+      strayFrom ??= at
       at = bytes.indexOf(0xff, at)
       if (at === -1) return
       continue
@@ -54,10 +58,12 @@ export function* jpegMarkers(bytes: Uint8Array): Generator<JpegMarker> {
       continue
     }
     if (code === 0x00) {
+      strayFrom ??= at
       at += 2 // a stuffed zero where a marker must be: discarded, as libjpeg does
       continue
     }
-    yield { code, offset: at }
+    yield strayFrom === undefined ? { code, offset: at } : { code, offset: at, strayFrom }
+    strayFrom = undefined
     if (code === endOfImage) return
     if (standsAlone(code)) {
       at += 2
@@ -71,17 +77,50 @@ export function* jpegMarkers(bytes: Uint8Array): Generator<JpegMarker> {
   }
 }
 
+/** What one walk over the markers finds: the scans, and the stray bytes between segments. */
+export interface JpegScans {
+  /** The component count (Ns, B.2.3) of each scan, in order; 0 for a scan whose header is cut short. */
+  readonly components: ReadonlyArray<number>
+  /** Ranges `[from, to)` of bytes where a marker must be that are none. */
+  readonly strays: ReadonlyArray<readonly [number, number]>
+}
+
 /**
- * The component count (Ns, B.2.3) of each scan, in order, listing no further than `atMost + 1`
- * scans: enough to tell that a file has too many without walking the rest of it. 0 for a scan
- * whose header is cut short.
+ * The scans of a JPEG, listing no further than `atMost + 1` of them: enough to tell that a file
+ * has too many without walking the rest of it; and the stray bytes found on the way.
  */
-export const jpegScanComponents = (bytes: Uint8Array, atMost = Infinity): ReadonlyArray<number> => {
-  const scans: Array<number> = []
-  for (const { code, offset } of jpegMarkers(bytes)) {
-    if (code === startOfScan && scans.push(bytes[offset + 4] ?? 0) > atMost) break
+export const jpegScans = (bytes: Uint8Array, atMost = Infinity): JpegScans => {
+  const components: Array<number> = []
+  const strays: Array<readonly [number, number]> = []
+  for (const { code, offset, strayFrom } of jpegMarkers(bytes)) {
+    if (strayFrom !== undefined) strays.push([strayFrom, offset])
+    if (code === startOfScan && components.push(bytes[offset + 4] ?? 0) > atMost) break
   }
-  return scans
+  return { components, strays }
+}
+
+/** The component count of each scan (`jpegScans`). */
+export const jpegScanComponents = (bytes: Uint8Array, atMost = Infinity): ReadonlyArray<number> =>
+  jpegScans(bytes, atMost).components
+
+/**
+ * The bytes without the stray ones between segments ("Corrupt JPEG data: N extraneous bytes before
+ * marker", which cameras and editors leave and browsers show): libjpeg passes over them with a
+ * warning, which the decoder's strictness (services/Images.ts) would take for corruption. The
+ * same bytes when there are none.
+ */
+export const withoutStrays = (bytes: Uint8Array, strays: JpegScans["strays"]): Uint8Array => {
+  if (strays.length === 0) return bytes
+  const kept = new Uint8Array(bytes.length - strays.reduce((sum, [from, to]) => sum + to - from, 0))
+  let written = 0
+  let read = 0
+  for (const [from, to] of strays) {
+    kept.set(bytes.subarray(read, from), written)
+    written += from - read
+    read = to
+  }
+  kept.set(bytes.subarray(read), written)
+  return kept
 }
 
 /** The number of scans (SOS segments), counting no further than `atMost + 1` (`jpegScanComponents`). */

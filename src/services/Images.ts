@@ -13,7 +13,7 @@ import type { ImageFormat, PreparedImage } from "../domain/describe.ts"
 import type { ImageError } from "../domain/errors.ts"
 import { ImageProcessingFailed, ImageTooLarge, ImageTooManyFrames, ImageTooManyPixels, ImageTooManyScans, InvalidImageFile } from "../domain/errors.ts"
 import { detectImageFormat, imageFormatName } from "../domain/imageFormat.ts"
-import { jpegScanComponents } from "../domain/jpegMarkers.ts"
+import { jpegScans, type JpegScans, withoutStrays } from "../domain/jpegMarkers.ts"
 import { maxJpegScans, maxPixels, maxWebpFrames, pixelLimitOf } from "../domain/pixelLimits.ts"
 import { webpFrames } from "../domain/webpChunks.ts"
 import { limits } from "../domain/limits.ts"
@@ -73,13 +73,18 @@ const inputOptions = {
   // Sharp's recommendation for untrusted input. Measured with sharp 0.35.5: `none` silently fills a
   // truncated JPEG, PNG or GIF with grey; `truncated`, `error` and `warning` all refuse them, and
   // `warning` still accepts the usual benign oddities (bytes after the end, unparsable EXIF, a
-  // bogus ICC profile, a GIF without trailer), so the strictest level costs nothing here.
+  // bogus ICC profile, a GIF without trailer), so the strictest level costs nothing here. It also
+  // stops at once a small JPEG that claims many megapixels and whose data ends short (`error` fills
+  // them in). A JPEG's stray bytes between segments, the one common warning, are taken out first.
   failOn: "warning",
   // Backs up the header check below, should libvips see more pixels than the header promised.
   limitInputPixels: maxPixels,
   // Animated GIF and WebP: the first frame only.
   pages: 1
 } satisfies SharpOptions
+
+/** What a file of another format has of a JPEG's scans. */
+const noScans: JpegScans = { components: [], strays: [] }
 
 /** How sharp reports the pipeline's `timeout` (libvips' "timeout: N% complete"). */
 const isTimeout = (error: unknown) => messageOf(error).startsWith("timeout")
@@ -162,7 +167,7 @@ const make = Effect.gen(function* () {
       if (Option.isNone(format)) return yield* new InvalidImageFile()
       yield* Effect.annotateCurrentSpan("image.format", format.value)
       // Only JPEG has scans; more than one means progressive, or one scan per component.
-      const scans = format.value === "jpeg" ? jpegScanComponents(bytes, maxJpegScans) : []
+      const { components: scans, strays } = format.value === "jpeg" ? jpegScans(bytes, maxJpegScans) : noScans
       if (scans.length > maxJpegScans) return yield* new ImageTooManyScans({ maxScans: maxJpegScans })
       if (format.value === "webp" && webpFrames(bytes, maxWebpFrames) > maxWebpFrames) {
         return yield* new ImageTooManyFrames({ maxFrames: maxWebpFrames })
@@ -170,7 +175,7 @@ const make = Effect.gen(function* () {
       const pixelLimit = pixelLimitOf(bytes, format.value, scans)
       // libvips work cannot be cancelled: it runs to its end while holding the permit, so the
       // permits count exactly the images in memory even when the request is interrupted.
-      return yield* permits.withPermit(owner)(scopedPixels(decode(bytes, format.value, pixelLimit)))
+      return yield* permits.withPermit(owner)(scopedPixels(decode(withoutStrays(bytes, strays), format.value, pixelLimit)))
     }).pipe(Effect.withSpan("Images.prepare", { attributes: { "image.bytes": bytes.length } }))
 
   return { prepare } satisfies ImagesShape

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck as fc } from "effect"
 import type { Sharp } from "sharp"
-import { jpegFrame, jpegMarkers, jpegScanComponents, jpegScanCount } from "../../src/domain/jpegMarkers.ts"
+import { jpegFrame, jpegMarkers, jpegScanComponents, jpegScanCount, jpegScans, withoutStrays } from "../../src/domain/jpegMarkers.ts"
 import { concatBytes } from "../support/multipartBody.ts"
 import { noise } from "../fixtures/images.ts"
 
@@ -136,5 +136,35 @@ describe("jpegFrame", () => {
     expect(samplesPerPixel(concatBytes([soi, frame, scan(new Uint8Array(0)), eoi]))).toBe(1.5)
     expect(samplesPerPixel(concatBytes([soi, frame]).subarray(0, 19))).toBeUndefined()
     expect(samplesPerPixel(concatBytes([soi, scan(new Uint8Array(0)), frame, eoi]))).toBeUndefined()
+  })
+})
+
+describe("withoutStrays", () => {
+  const text = (value: string) => new TextEncoder().encode(value)
+
+  it.prop("takes out exactly the bytes that are no marker where one must be, keeping fill bytes and every segment", [
+    fc.array(fc.tuple(otherSegment, fc.uint8Array({ maxLength: 6 }).map((bytes) => bytes.map((byte) => (byte === 0xff ? 0x12 : byte))), fc.nat({ max: 2 })), { maxLength: 8 }),
+    entropyData
+  ], ([segments, data]) => {
+    const clean = concatBytes([soi, ...segments.flatMap(([segment, , fill]) => [new Uint8Array(fill).fill(0xff), segment]), scan(data), eoi])
+    const strayed = concatBytes([soi, ...segments.flatMap(([segment, stray, fill]) => [stray, new Uint8Array(fill).fill(0xff), segment]), scan(data), eoi])
+    const { strays } = jpegScans(strayed)
+    expect(strays.length).toBe(segments.filter(([, stray]) => stray.length > 0).length)
+    // Fill bytes after stray ones go with them; libjpeg skips both.
+    const removed = strays.reduce((sum, [from, to]) => sum + to - from, 0)
+    expect(removed).toBe(segments.reduce((sum, [, stray, fill]) => sum + stray.length + (stray.length > 0 ? fill : 0), 0))
+    expect(Array.from(jpegMarkers(withoutStrays(strayed, strays))).map((m) => m.code))
+      .toStrictEqual(Array.from(jpegMarkers(clean)).map((m) => m.code))
+  })
+
+  it("gives the same bytes back when there are none", () => {
+    const bytes = concatBytes([soi, segment(0xe0, new Uint8Array(3)), scan(new Uint8Array([1])), eoi])
+    expect(withoutStrays(bytes, jpegScans(bytes).strays)).toBe(bytes)
+  })
+
+  it("junk before the frame header and before the first scan", () => {
+    const clean = concatBytes([soi, segment(0xc0, new Uint8Array(9)), scan(new Uint8Array([1])), eoi])
+    const strayed = concatBytes([soi, text("junk"), segment(0xc0, new Uint8Array(9)), new Uint8Array([0x12, 0x34]), scan(new Uint8Array([1])), eoi])
+    expect(withoutStrays(strayed, jpegScans(strayed).strays)).toStrictEqual(clean)
   })
 })

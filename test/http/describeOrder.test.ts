@@ -103,7 +103,7 @@ const answers: { readonly [T in DescribeErrorTag]: Expected } = {
   // The account's share of the upload memory is held (by the test) past the upload deadline.
   UploadBudgetTimedOut: { status: 500, error: "Internal Server Error", closes: (s) => !s.droppable, usage: "released" },
   // The body stops short of its end.
-  UploadTimedOut: { status: 400, error: notMultipart, closes: true, usage: "released" },
+  UploadTimedOut: { status: 500, error: "Internal Server Error", closes: true, usage: "released" },
   NotMultipart: { status: 400, error: notMultipart, closes: false, usage: "released" },
   // An `Idempotency-Key` of 256 characters.
   IdempotencyKeyInvalid: {

@@ -301,6 +301,19 @@ layer(Images.layer)("Images.layer", (it) => {
         expect(yield* Effect.flip(prepare(png.subarray(0, 7)))).toStrictEqual(new InvalidImageFile())
       }))
 
+    it.effect("a JPEG with stray bytes before its frame header and its scan (libjpeg's 'extraneous bytes before marker') is decoded as browsers show it", () =>
+      Effect.gen(function* () {
+        const bytes = yield* encode(sources.JPEG())
+        const at = (code: number) => bytes.findIndex((byte, i) => byte === 0xff && bytes[i + 1] === code)
+        const strayed = new Uint8Array([
+          ...bytes.subarray(0, at(0xc0)), 0, 0, 0, 0, ...bytes.subarray(at(0xc0), at(0xda)), 0x12, 0x34, ...bytes.subarray(at(0xda))
+        ])
+        const clean = yield* prepare(bytes)
+        const decoded = yield* prepare(strayed)
+        expect([decoded.width, decoded.height]).toStrictEqual([256, 256])
+        expect(decoded.pixels).toStrictEqual(clean.pixels)
+      }))
+
     it.effect.each([["PNG"], ["GIF"]] as const)("%s with damaged pixel data", ([name]) =>
       Effect.gen(function* () {
         const bytes = new Uint8Array(yield* encode(sources[name]()))
