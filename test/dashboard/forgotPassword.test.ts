@@ -119,7 +119,7 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
 it.effect("the start-up summary names the SMTP server but never its password; a URL that is not smtp(s):// stops the start", () =>
   Effect.gen(function* () {
     const lines: Array<string> = []
-    const capture = Logger.make(({ message }) => lines.push(JSON.stringify(message)))
+    const capture = Logger.make(({ annotations, message }) => lines.push(JSON.stringify({ message, annotations: Object.fromEntries(annotations) })))
     const start = (url: string) =>
       logSummary("offline").pipe(
         Effect.provide(testSettings({ SMTP_URL: url })),
