@@ -60,7 +60,11 @@ export class Credits extends Effect.Service<Credits>()("Credits", {
         const [account] = yield* sql<{ credits: number }>`UPDATE accounts SET credits = credits + ${amount}
           WHERE id = ${accountId} AND credits + ${amount} >= reserved RETURNING credits`.pipe(Effect.orDie)
         if (account === undefined) {
-          return yield* new InvalidCommand({ message: `the balance is ${credits}, it cannot go below what is reserved` })
+          return yield* new InvalidCommand({
+            message: credits + amount < 0
+              ? `the balance is ${credits}, it cannot go below 0`
+              : `the balance is ${credits}, it cannot go below what requests in flight hold`
+          })
         }
         yield* sql`INSERT INTO credit_ledger ${sql.insert({
           id: crypto.randomUUID(), accountId, amount, reason, usageId: null, createdAt: yield* now

@@ -139,7 +139,7 @@ for (const backend of backends) {
         expect(yield* command({ _tag: "KeyList", accountId: "not-an-id" })).toEqual(error(404, "account not found"))
         expect(yield* command({ _tag: "KeyDelete", keyId: missingKey })).toEqual(error(404, `key not found: ${missingKey}`))
         expect(yield* command({ _tag: "CreditsAdd", accountId, amount: -4 }))
-          .toEqual(error(400, "the balance is 3, it cannot go below what is reserved"))
+          .toEqual(error(400, "the balance is 3, it cannot go below 0"))
         expect(yield* command({ _tag: "KeyCreate", accountId, expiresAt: "2001-01-01T00:00:00.000Z" }))
           .toEqual(error(400, "the expiry must be a valid date in the future"))
         expect(yield* command({ _tag: "KeyCreate", accountId, expiresAt: "2030-01-01T00:00:00.000Z", expiresInDays: 3 }))

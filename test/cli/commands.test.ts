@@ -240,10 +240,15 @@ for (const backend of backends) {
         Effect.gen(function* () {
           const accountId = yield* newAccount(3)
           expect(yield* refusal({ _tag: "CreditsAdd", accountId, amount: -4 })).toEqual({
-            _tag: "InvalidCommand", message: "the balance is 3, it cannot go below what is reserved"
+            _tag: "InvalidCommand", message: "the balance is 3, it cannot go below 0"
           })
           expect(yield* refusal({ _tag: "CreditsAdd", accountId, amount: 0 })).toEqual({
             _tag: "InvalidCommand", message: "the amount must be a non-zero whole number"
+          })
+          // A credit held by a request in flight cannot be taken away from under it.
+          yield* Effect.flatMap(Credits, (credits) => credits.reserve(AccountId.make(accountId), null))
+          expect(yield* refusal({ _tag: "CreditsAdd", accountId, amount: -3 })).toEqual({
+            _tag: "InvalidCommand", message: "the balance is 3, it cannot go below what requests in flight hold"
           })
           expect(yield* balanceOf(accountId)).toBe(3)
           expect(yield* ledgerOf(accountId)).toEqual([{ amount: 3, reason: "initial credits" }])
