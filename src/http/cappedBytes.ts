@@ -17,7 +17,8 @@ export class CappedBytes {
   private kept = 0
   size = 0
 
-  constructor(readonly cap: number, private readonly expected: number | undefined) {}
+  /** `charset`: what the part's Content-Type declares, for `text`. */
+  constructor(readonly cap: number, private readonly expected: number | undefined, private readonly charset?: string) {}
 
   /** `last` when the part ends within `data`: a part that is whole in it is kept as a view of it. */
   push(data: Uint8Array, from: number, to: number, last: boolean): void {
@@ -47,11 +48,29 @@ export class CappedBytes {
     return this.buffer.subarray(0, this.kept)
   }
 
-  /** UTF-8 (what browsers and HTTP clients send); a code point cut by the cap is left out. */
+  /**
+   * UTF-8 (what browsers and HTTP clients send), unless the part declares another charset a
+   * hand-written body may use (`text/plain; charset=ISO-8859-1`); an unknown one is read as UTF-8.
+   * A UTF-8 code point cut by the cap is left out.
+   */
   text(): FormText {
     const truncated = this.size > this.cap
     const bytes = this.buffer.subarray(0, this.kept)
+    const declared = decoderFor(this.charset)
+    if (declared !== undefined) return { text: declared.decode(bytes), truncated }
     return { text: decoder.decode(truncated ? bytes.subarray(0, completeUtf8Length(bytes)) : bytes), truncated }
+  }
+}
+
+/** A decoder for a declared charset other than UTF-8 that the runtime knows (WHATWG labels). */
+const decoderFor = (charset: string | undefined): TextDecoder | undefined => {
+  if (charset === undefined) return undefined
+  try {
+    // The runtime checks the label (throwing for an unknown one); its type lists only a few.
+    const declared = new TextDecoder(charset as ConstructorParameters<typeof TextDecoder>[0], { ignoreBOM: true })
+    return declared.encoding === "utf-8" ? undefined : declared
+  } catch {
+    return undefined
   }
 }
 

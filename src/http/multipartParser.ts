@@ -146,11 +146,12 @@ const readHeaders = <F extends string>(s: ParserState<F>, data: Uint8Array, from
  * that were empty (what a browser sends for a file input left empty); anything else is only counted.
  */
 const openPart = <F extends string>(s: ParserState<F>): boolean => {
-  const name = s.header.fieldName(s.caps)
-  if (name === false) return false
+  const part = s.header.part(s.caps)
+  if (part === false) return false
+  const { name, charset } = part
   s.phase = "content"
   if (name !== undefined && (s.fields.get(name)?.size ?? 0) === 0) {
-    s.part = new CappedBytes(s.caps[name], s.contentLength === undefined ? undefined : s.contentLength - s.written)
+    s.part = new CappedBytes(s.caps[name], s.contentLength === undefined ? undefined : s.contentLength - s.written, charset)
     s.fields.set(name, s.part)
   }
   return true

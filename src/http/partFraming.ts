@@ -67,19 +67,22 @@ export class HeaderBlock {
   }
 
   /**
-   * The name of the field the part holds when it is one of `caps`' names; undefined for any other
-   * part; false when a line is not a header (the form is then broken).
+   * The name of the field the part holds when it is one of `caps`' names (undefined for any other
+   * part), and the `charset` its Content-Type declares, if any; false when a line is not a header
+   * (the form is then broken).
    */
-  fieldName<F extends string>(caps: Readonly<Record<F, number>>): F | undefined | false {
+  part<F extends string>(caps: Readonly<Record<F, number>>): { readonly name: F | undefined; readonly charset: string | undefined } | false {
     let name: F | undefined
+    let charset: string | undefined
     for (const line of decoder.decode(this.bytes.subarray(0, this.length)).split("\r\n")) {
       if (line === "") continue
       const colon = line.indexOf(":")
       if (colon <= 0) return false
-      if (name !== undefined || line.slice(0, colon).trim().toLowerCase() !== "content-disposition") continue
-      name = fieldNameOf(caps, line.slice(colon + 1))
+      const header = line.slice(0, colon).trim().toLowerCase()
+      if (header === "content-disposition" && name === undefined) name = fieldNameOf(caps, line.slice(colon + 1))
+      else if (header === "content-type" && charset === undefined) charset = parseHeaderValue(line.slice(colon + 1)).parameters.get("charset")
     }
-    return name
+    return { name, charset }
   }
 }
 

@@ -286,6 +286,18 @@ describe("parseFormWithinBodyLimit", () => {
       expect(Object.getPrototypeOf(result)).toBe(Object.prototype)
     }))
 
+  it.effect("a text part's declared charset is honoured (a hand-written body in ISO-8859-1); an unknown or absent one is UTF-8", () =>
+    Effect.gen(function* () {
+      const latin1 = new Uint8Array([0x46, 0x72, 0x61, 0x6e, 0xe7, 0x61, 0x69, 0x73]) // "Français" in ISO-8859-1
+      const parts = (charset: string | undefined, data: Uint8Array | string): ReadonlyArray<PartSpec> => [
+        { name: "language", data, ...(charset === undefined ? {} : { contentType: `text/plain; charset=${charset}` }) },
+        { name: "image", data: "GIF89a" }
+      ]
+      for (const [charset, data] of [["ISO-8859-1", latin1], ['"iso-8859-1"', latin1], ["windows-1252", latin1], ["utf-8", "Français"], ["no-such-charset", "Français"], [undefined, "Français"]] as const) {
+        expect(yield* read(multipartBody(B, parts(charset, data))), String(charset)).toEqual(form({ language: text("Français"), image: file("GIF89a") }))
+      }
+    }))
+
   it.effect("decodes a UTF-8 character split across chunks", () =>
     Effect.gen(function* () {
       const value = "é日😀 — ok"
