@@ -165,7 +165,9 @@ const answers = (url: string) =>
 
 /**
  * `bun src/main.ts` on a free port of `host` (loopback), ready once `GET /api/tokens` answers;
- * killed with the scope. Dies with what the service printed if it exits, or is not ready in 30 s.
+ * killed with the scope. Dies with what the service printed if it exits, or is not ready in 90 s
+ * (a hang guard: a first start creates the embedded database, which a loaded CI machine can take
+ * past 30 s over).
  * With `openFiles`, it runs under that limit of file descriptors (sockets included).
  */
 export const startService = (env: Env, host = "127.0.0.1", openFiles?: number) =>
@@ -177,7 +179,7 @@ export const startService = (env: Env, host = "127.0.0.1", openFiles?: number) =
     const exited = finished(running)
     const killed = Effect.sync(() => running.child.kill("SIGKILL")).pipe(Effect.zipRight(finished(running)))
     const early = yield* Effect.raceFirst(ready, exited).pipe(
-      Effect.timeout("30 seconds"),
+      Effect.timeout("90 seconds"),
       Effect.catchTag("TimeoutException", () => killed)
     )
     if (early !== undefined) {
