@@ -10,7 +10,6 @@ import * as Redacted from "effect/Redacted"
 import { secretShown } from "./redact.ts"
 import { isHttpUrl } from "./rules.ts"
 
-
 const positiveInteger = (name: string, fallback: number) =>
   Config.integer(name).pipe(
     Config.validate({ message: "must be a positive integer", validation: (n) => n > 0 }),

@@ -7,7 +7,6 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import { atLeastOne, millisSetting } from "./rules.ts"
 
-
 export class WebhookConfig extends Context.Tag("WebhookConfig")<WebhookConfig, {
   /** For one attempt: connection, request and reply (`WEBHOOK_TIMEOUT_MS`). */
   readonly timeout: Duration.Duration

@@ -8,10 +8,10 @@
 import type * as Pg from "pg"
 import { maxPrepared, planChanged } from "./preparedStatements.ts"
 
-type Callback = (error: Error | null, result: unknown) => void
+export type Callback = (error: Error | null, result: unknown) => void
 
 /** The shape `@effect/sql-pg` calls a statement with: text, values, callback. */
-type Query = (config: string | Pg.QueryConfig, values?: unknown, callback?: Callback) => unknown
+export type Query = (config: string | Pg.QueryConfig, values?: unknown, callback?: Callback) => unknown
 
 /** The driver's record of the names it has parsed: a closed name is taken out of it. */
 const parsedNames = (client: Pg.ClientBase): Record<string, string> | undefined => {

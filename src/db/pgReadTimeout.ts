@@ -8,9 +8,7 @@
  * webhook event sent twice). Ended, its session's transaction is rolled back by the server.
  */
 import type * as Pg from "pg"
-
-type Callback = (error: Error | null, result: unknown) => void
-type Query = (config: unknown, values?: unknown, callback?: Callback) => unknown
+import type { Callback, Query } from "./pgPrepared.ts"
 
 /** The driver's own words for a `query_timeout` (`pg/lib/client.js`). */
 const isReadTimeout = (error: unknown) => error instanceof Error && error.message === "Query read timeout"

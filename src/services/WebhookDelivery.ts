@@ -168,7 +168,6 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
           else if (!outcome.final) yield* pause(event.accountId, at)
         }).pipe(sql.withTransaction)
 
-
       // This process's workers now claiming or attempting an event.
       const working = yield* Ref.make(0)
 
