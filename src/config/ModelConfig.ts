@@ -7,6 +7,7 @@ import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { type AsUploadedFormat, asUploadedFormats } from "../domain/asUploaded.ts"
 import { secretShown } from "./redact.ts"
 import { isHttpUrl } from "./rules.ts"
 
@@ -51,9 +52,35 @@ const endpointConfig = Config.all({
   )
 })
 
+/**
+ * `MODEL_IMAGE_AS_UPLOADED`: the formats the endpoint is sent as they were uploaded, when a file is
+ * already what the model's JPEG would be (docs/model-endpoints.md, "The image the model sees"), or
+ * `none`. Unset: JPEG and PNG, which every OpenAI-compatible server decodes, and WebP too for
+ * OpenAI's and Azure OpenAI's own APIs; llama.cpp-based servers cannot read WebP.
+ */
+const imageAsUploaded = Config.string("MODEL_IMAGE_AS_UPLOADED").pipe(
+  Config.map((list) => list.split(",").map((format) => format.trim().toLowerCase()).filter((format) => format !== "")),
+  Config.validate({
+    message: `must be \`none\` or a comma-separated list of ${asUploadedFormats.join(", ")}`,
+    validation: (list) => list.every((format) => format === "none" || asUploadedFormats.some((known) => known === format))
+  }),
+  Config.map((list) => asUploadedFormats.filter((format) => list.includes(format))),
+  Config.option
+)
+
+/** The endpoints whose documentation lists WebP among the image formats they take. */
+const takesWebp = (baseUrl: string) => {
+  const host = new URL(baseUrl).hostname
+  return host === "api.openai.com" || host.endsWith(".openai.azure.com")
+}
+
+const defaultAsUploaded = (baseUrl: string): ReadonlyArray<AsUploadedFormat> =>
+  takesWebp(baseUrl) ? ["jpeg", "png", "webp"] : ["jpeg", "png"]
+
 export type OpenAiConfig = Config.Config.Success<typeof endpointConfig> & {
   readonly apiKey: Option.Option<Redacted.Redacted>
   readonly baseUrl: string
+  readonly imageAsUploaded: ReadonlyArray<AsUploadedFormat>
 }
 
 /** `gpt-4o-mini at https://api.openai.com/v1`: no credentials, no query. */
@@ -88,12 +115,16 @@ export const modelSettings: Config.Config<{ readonly model: OpenAiConfig; readon
   apiKey,
   baseUrl,
   endpoint: endpointConfig,
+  imageAsUploaded,
   choice: describerChoice
-}).pipe(Config.map(({ apiKey, baseUrl, choice, endpoint }) => ({
-  model: { apiKey, baseUrl: Option.getOrElse(baseUrl, () => "https://api.openai.com/v1"), ...endpoint },
-  // A key or a base URL: the deployment asked for a model endpoint.
-  describer: { ...choice, modelConfigured: Option.isSome(apiKey) || Option.isSome(baseUrl) }
-})))
+}).pipe(Config.map(({ apiKey, baseUrl, choice, endpoint, imageAsUploaded }) => {
+  const url = Option.getOrElse(baseUrl, () => "https://api.openai.com/v1")
+  return {
+    model: { apiKey, baseUrl: url, ...endpoint, imageAsUploaded: Option.getOrElse(imageAsUploaded, () => defaultAsUploaded(url)) },
+    // A key or a base URL: the deployment asked for a model endpoint.
+    describer: { ...choice, modelConfigured: Option.isSome(apiKey) || Option.isSome(baseUrl) }
+  }
+}))
 
 export class ModelConfig extends Context.Tag("ModelConfig")<ModelConfig, OpenAiConfig>() {
   static readonly config = Config.map(modelSettings, (read) => read.model)
@@ -115,5 +146,6 @@ export const modelSummary = (describer: DescriberSettings, model: OpenAiConfig) 
   MODEL_TIMEOUT_MS: model.timeoutMs,
   MODEL_MAX_OUTPUT_TOKENS: model.maxOutputTokens,
   MODEL_IMAGE_DETAIL: model.imageDetail,
-  MODEL_STRUCTURED_OUTPUT: model.structuredOutput
+  MODEL_STRUCTURED_OUTPUT: model.structuredOutput,
+  MODEL_IMAGE_AS_UPLOADED: model.imageAsUploaded.length === 0 ? "none" : model.imageAsUploaded.join(",")
 })

@@ -65,6 +65,12 @@ export interface PreparedImage {
   readonly channels: 3 | 4
   /** Raw pixels, `width * height * channels` bytes, row-major. */
   readonly pixels: Uint8Array
+  /**
+   * The uploaded file itself, when the describer takes its format and it is what the model's image
+   * would be (`domain/asUploaded.ts`): it is sent as it came, and the pixels are then only those of
+   * the decode that checked it, at 1/16 of its size.
+   */
+  readonly asUploaded?: Uint8Array
 }
 
 export interface DescribeRequest {

@@ -164,3 +164,23 @@ export const jpegFrame = (bytes: Uint8Array): JpegFrame | undefined => {
   }
   return undefined
 }
+
+/**
+ * Segments a JPEG that holds only its image may have (docs/model-endpoints.md, "The image the
+ * model sees"): JFIF (APP0) and Adobe's colour transform (APP14), tables, restart intervals,
+ * baseline, extended or progressive Huffman frames, scans. Not EXIF, XMP, ICC, IPTC or comments
+ * (APP1 to APP13, APP15, COM), and not the arithmetic, lossless or hierarchical frames that some
+ * model servers' decoders (stb_image in llama.cpp) cannot read.
+ */
+const imageOnlySegments = new Set([0xe0, 0xee, 0xdb, 0xc4, 0xdd, 0xc0, 0xc1, 0xc2, startOfScan, endOfImage])
+
+/** Whether a JPEG's segments are all its image's (`imageOnlySegments`), with at least one scan. */
+export const jpegHoldsOnlyImage = (bytes: Uint8Array): boolean => {
+  let scans = 0
+  for (const { code } of jpegMarkers(bytes)) {
+    if (code >= 0xd0 && code <= 0xd7) continue // restart markers between scans' data
+    if (!imageOnlySegments.has(code)) return false
+    if (code === startOfScan) scans++
+  }
+  return scans > 0
+}

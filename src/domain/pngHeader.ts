@@ -47,3 +47,23 @@ export const pngHeader = (bytes: Uint8Array): PngHeader | undefined => {
     bytesPerSample: bytes[ihdr + 8] === 16 ? 2 : 1
   }
 }
+
+/**
+ * Chunks a PNG that holds only its image may have (docs/model-endpoints.md, "The image the model
+ * sees"): the header, palette, transparency, image data and end, and the rendering hints sRGB,
+ * gamma and physical size. Not text (tEXt, zTXt, iTXt), EXIF, a time, an ICC profile, or APNG's
+ * animation chunks.
+ */
+const imageOnlyChunks = new Set(["IHDR", "PLTE", "tRNS", "IDAT", "IEND", "sRGB", "gAMA", "pHYs"])
+
+/** Whether a PNG's chunks are all its image's (`imageOnlyChunks`), walked to IEND or the end of the bytes. */
+export const pngHoldsOnlyImage = (bytes: Uint8Array): boolean => {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  for (let at = signatureLength; at + 8 <= bytes.length;) {
+    const type = chunkType(bytes, at)
+    if (!imageOnlyChunks.has(type)) return false
+    if (type === "IEND") return true
+    at += 12 + view.getUint32(at)
+  }
+  return false
+}

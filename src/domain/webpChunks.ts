@@ -1,6 +1,6 @@
 /**
  * What a WebP's RIFF chunks tell before it is decoded (RFC 9649, 2.5 and 2.7): whether it is
- * animated, and how many frames (`ANMF` chunks) it holds.
+ * animated, how many frames (`ANMF` chunks) it holds, and whether it holds anything but its image.
  */
 
 /** "RIFF", the file's size, "WEBP": the chunks start after them. */
@@ -33,4 +33,25 @@ export const webpFrames = (bytes: Uint8Array, upTo: number): number => {
     at += 8 + size + (size % 2)
   }
   return frames
+}
+
+/**
+ * Chunks a WebP that holds only its image may have (docs/model-endpoints.md, "The image the model
+ * sees"): the extended header, alpha, and the lossy or lossless bitstream. Not an ICC profile,
+ * EXIF, XMP, or animation.
+ */
+const imageOnlyChunks = new Set(["VP8X", "ALPH", "VP8 ", "VP8L"])
+
+/** Whether a WebP's chunks are all its image's (`imageOnlyChunks`), and it has a bitstream. */
+export const webpHoldsOnlyImage = (bytes: Uint8Array): boolean => {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  let bitstream = false
+  for (let at = firstChunk; at + 8 <= bytes.length;) {
+    const type = fourCc(bytes, at)
+    if (!imageOnlyChunks.has(type)) return false
+    bitstream ||= type === "VP8 " || type === "VP8L"
+    const size = view.getUint32(at + 4, true)
+    at += 8 + size + (size % 2)
+  }
+  return bitstream
 }

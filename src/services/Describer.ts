@@ -6,6 +6,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type { AsUploadedFormat } from "../domain/asUploaded.ts"
 import type { DescribeRequest, DescribeResult } from "../domain/describe.ts"
 import type { DescriberError } from "../domain/errors.ts"
 import { languageTag } from "../domain/languageTag.ts"
@@ -24,6 +25,8 @@ export interface DescriberIdentity {
    * `Content-Language` of every success.
    */
   readonly writtenLanguage: (requested: string) => string
+  /** The formats it sends the model as they were uploaded (`PreparedImage.asUploaded`); none by default. */
+  readonly takesAsUploaded?: ReadonlyArray<AsUploadedFormat>
 }
 
 export interface DescriberShape extends DescriberIdentity {

@@ -94,13 +94,16 @@ export const make = (settings: OpenAiConfig): DescriberShape => {
   return Describer.make(`openai-compatible (${endpointOf(settings)})`, {
     start: (request) =>
       Effect.gen(function* () {
-        const jpeg = yield* encodeJpeg(request.image)
-        yield* Metric.incrementBy(imageBytesToModel, jpeg.byteLength)
-        const payload = body(request, `data:image/jpeg;base64,${jpeg.toString("base64")}`)
-        return { payload, fields: request.fields, imageBytes: jpeg.byteLength }
+        const { image } = request
+        const [mediaType, file] = image.asUploaded === undefined
+          ? ["image/jpeg", yield* encodeJpeg(image)]
+          : [`image/${image.source.format}`, Buffer.from(image.asUploaded.buffer, image.asUploaded.byteOffset, image.asUploaded.byteLength)]
+        yield* Metric.incrementBy(imageBytesToModel, file.byteLength)
+        const payload = body(request, `data:${mediaType};base64,${file.toString("base64")}`)
+        return { payload, fields: request.fields, imageBytes: file.byteLength }
       }).pipe(Effect.withSpan("OpenAiDescriber.encode")),
     generate: ({ payload, fields, imageBytes }) => generation(payload, fields, imageBytes)
-  }, { kind: "openai-compatible", writtenLanguage: languageTag })
+  }, { kind: "openai-compatible", writtenLanguage: languageTag, takesAsUploaded: settings.imageAsUploaded })
 }
 
 export const layer: Layer.Layer<Describer, never, ModelConfig> = Layer.effect(Describer, Effect.map(ModelConfig, make))

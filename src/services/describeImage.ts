@@ -86,7 +86,8 @@ const prepare = <E extends DescribeError, R>(form: Effect.Effect<DescribeForm, E
     const upload = yield* imageBytes(source, accountId)
     yield* addToRequestLog({ imageBytes: upload.size })
     yield* Metric.incrementBy(imageBytesIn, upload.size)
-    const image = yield* Effect.flatMap(Images, (images) => images.prepare(upload.bytes, accountId)).pipe(
+    const describer = yield* Describer
+    const image = yield* Effect.flatMap(Images, (images) => images.prepare(upload.bytes, accountId, describer.takesAsUploaded)).pipe(
       Metric.trackDurationWith(imageSeconds, Duration.toSeconds),
       Effect.provideService(Scope.Scope, pixels)
     )

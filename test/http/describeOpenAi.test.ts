@@ -121,6 +121,31 @@ layer(app, { excludeTestServices: true })("POST /api/describe through an OpenAI-
       expect([sentImage.format, sentImage.width, sentImage.height]).toEqual(["jpeg", 64, 48])
     }))
 
+  it.effect("a small JPEG holding only its image reaches the model byte for byte; with EXIF, or a WebP, the model gets a JPEG made from the pixels", () =>
+    Effect.gen(function* () {
+      const model = yield* script([json(goodAnswer), json(goodAnswer), json(goodAnswer)])
+      const c = yield* customer(3)
+      const picture = () => {
+        const pixels = Buffer.alloc(320 * 240 * 3)
+        for (let at = 0; at < 320 * 240; at++) pixels.set([at % 320 >> 1, (at / 320) >> 1, 60], at * 3)
+        return sharp(pixels, { raw: { width: 320, height: 240, channels: 3 } })
+      }
+      const clean = new Uint8Array(yield* Effect.promise(() => picture().jpeg().toBuffer()))
+      const gps = { IFD3: { GPSLatitudeRef: "N", GPSLatitude: "51/1 30/1 0/1" } }
+      const withGps = new Uint8Array(yield* Effect.promise(() => picture().jpeg().withExif(gps).toBuffer()))
+      const webp = new Uint8Array(yield* Effect.promise(() => picture().webp().toBuffer()))
+      for (const image of [clean, withGps, webp]) expect(yield* postDescribe({ image }, c.token)).toEqual(ok(goodBody))
+      expect(yield* c.balance).toBe(0)
+
+      const [asUploaded, fromGps, fromWebp] = model.received.slice(-3).map((received) => sentRequest(received.body).imageUrl)
+      expect(asUploaded).toBe(`data:image/jpeg;base64,${Buffer.from(clean).toString("base64")}`)
+      for (const url of [fromGps, fromWebp]) {
+        expect(url?.slice(0, 23)).toBe("data:image/jpeg;base64,")
+        const sent = yield* Effect.promise(() => sharp(Buffer.from(url?.slice(23) ?? "", "base64")).metadata())
+        expect([sent.format, sent.width, sent.height, sent.exif]).toEqual(["jpeg", 320, 240, undefined])
+      }
+    }))
+
   it.effect("every success says X-Describer: openai-compatible and the requested language as Content-Language", () =>
     Effect.gen(function* () {
       yield* script([json(goodAnswer)])

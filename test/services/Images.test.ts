@@ -214,6 +214,46 @@ layer(Images.layer)("Images.layer", (it) => {
       }))
   })
 
+  describe("a file the model takes as it came (MODEL_IMAGE_AS_UPLOADED)", () => {
+    /** A smooth 800 x 600 picture: compresses as a photo does. */
+    const picture = () => {
+      const pixels = Buffer.alloc(800 * 600 * 3)
+      for (let at = 0; at < 800 * 600; at++) pixels.set([at % 800 >> 2, (at / 800) >> 2, 90], at * 3)
+      return sharp(pixels, { raw: { width: 800, height: 600, channels: 3 } })
+    }
+
+    it.effect("is kept byte for byte, checked by a decode at 1/16 scale; the source is its full size", () =>
+      Effect.gen(function* () {
+        for (const [format, image] of [["webp", picture().webp()], ["jpeg", picture().jpeg()]] as const) {
+          const bytes = yield* encode(image)
+          const prepared = yield* preparedCopy(bytes, "an account", [format])
+          expect(prepared.asUploaded).toStrictEqual(new Uint8Array(bytes))
+          expect([prepared.width, prepared.height]).toStrictEqual([50, 38])
+          expect(prepared.source).toStrictEqual({ format, bytes: bytes.length, width: 800, height: 600, frames: 1, hasAlpha: false })
+          expectWellFormed(prepared)
+        }
+      }))
+
+    it.effect("a format the describer does not take, or a file with EXIF, is prepared as pixels at the model's size", () =>
+      Effect.gen(function* () {
+        const webp = yield* encode(picture().webp())
+        const withExif = yield* encode(picture().jpeg().withExif({ IFD0: { Copyright: "someone" } }))
+        for (const [bytes, formats] of [[webp, ["jpeg", "png"]], [withExif, ["jpeg"]]] as const) {
+          const prepared = yield* preparedCopy(bytes, "an account", formats)
+          expect(prepared.asUploaded).toBeUndefined()
+          expect([prepared.width, prepared.height]).toStrictEqual([800, 600])
+        }
+      }))
+
+    it.effect.each([["JPEG", "jpeg"], ["WebP", "webp"]] as const)("a truncated %s is refused as at full size", ([name, format]) =>
+      Effect.gen(function* () {
+        const bytes = yield* encode(format === "jpeg" ? picture().jpeg() : picture().webp())
+        for (const fraction of [0.5, 0.95]) {
+          expect(yield* Effect.flip(preparedCopy(truncate(bytes, fraction), "an account", [format]))).toStrictEqual(corrupt(name))
+        }
+      }))
+  })
+
   describe("size (§8: at most 10 MB)", () => {
     it.effect("exactly 10 MB is accepted", () =>
       Effect.gen(function* () {

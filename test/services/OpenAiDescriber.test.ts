@@ -592,18 +592,42 @@ describe("configuration", () => {
         timeoutMs: 60_000,
         maxOutputTokens: 2500,
         imageDetail: "low",
-        structuredOutput: "json_schema"
+        structuredOutput: "json_schema",
+        imageAsUploaded: ["jpeg", "png", "webp"]
       })
       expect(JSON.stringify(settings)).not.toContain(apiKey)
       expect(String(settings.apiKey)).not.toContain(apiKey)
     })
   )
 
+  it.effect("MODEL_IMAGE_AS_UPLOADED: WebP by default only for OpenAI's and Azure's own APIs; a list, or none, when set", () =>
+    Effect.gen(function* () {
+      const formatsWith = (env: Env) =>
+        Effect.map(Effect.provide(ModelConfig, testSettings({ OPENAI_API_KEY: apiKey, ...env })), (settings) => settings.imageAsUploaded)
+      expect(yield* formatsWith({})).toEqual(["jpeg", "png", "webp"])
+      expect(yield* formatsWith({ OPENAI_BASE_URL: "https://my-resource.openai.azure.com/openai/v1" })).toEqual(["jpeg", "png", "webp"])
+      expect(yield* formatsWith({ OPENAI_BASE_URL: "http://127.0.0.1:11434/v1" })).toEqual(["jpeg", "png"])
+      expect(yield* formatsWith({ OPENAI_BASE_URL: "http://127.0.0.1:11434/v1", MODEL_IMAGE_AS_UPLOADED: " WebP, jpeg " })).toEqual(["jpeg", "webp"])
+      expect(yield* formatsWith({ MODEL_IMAGE_AS_UPLOADED: "none" })).toEqual([])
+    }))
+
+  it.effect("the describer sends a file to send as uploaded as a data URL of its own format, byte for byte", () => {
+    const file = new Uint8Array([0x52, 0x49, 0x46, 0x46, 1, 2, 3, 4])
+    const asUploaded: DescribeRequest = { ...request, image: { ...request.image, source: { ...request.image.source, format: "webp" }, asUploaded: file } }
+    return withFakeModel([json(goodAnswer)], {}, (describer, model) =>
+      Effect.gen(function* () {
+        expect(describer.takesAsUploaded).toEqual(["jpeg", "png"]) // a local endpoint: WebP is not assumed
+        yield* describeWhole(describer, asUploaded)
+        expect(imageUrlOf(model.received[0]?.body)).toBe(`data:image/webp;base64,${Buffer.from(file).toString("base64")}`)
+      }))
+  })
+
   it.effect("refuses invalid settings", () =>
     Effect.gen(function* () {
       for (const env of [
         { MODEL_IMAGE_DETAIL: "medium" },
         { MODEL_STRUCTURED_OUTPUT: "xml" },
+        { MODEL_IMAGE_AS_UPLOADED: "jpeg,gif" },
         { MODEL_TIMEOUT_MS: "0" },
         { MODEL_MAX_OUTPUT_TOKENS: "many" },
         { OPENAI_BASE_URL: "ftp://example.com" }

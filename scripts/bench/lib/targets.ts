@@ -93,9 +93,19 @@ const baseEnv = {
  */
 const packageJson = [path.join(root, "package.json"), path.join(projectRoot, "package.json")].find((file) => fs.existsSync(file))
 const startScript: unknown = packageJson === undefined ? undefined : JSON.parse(fs.readFileSync(packageJson, "utf8")).scripts?.start
-export const runtimeEnv: Readonly<Record<string, string>> = Object.fromEntries(
+const startDefaults: Readonly<Record<string, string>> = Object.fromEntries(
   [...String(startScript ?? "").matchAll(/(\w+)=\$\{\1:-([^}]*)\}/g)].map(([, name, value]) => [name!, process.env[name!] ?? value!])
 )
+
+/**
+ * The fake model stands for OpenAI's API, so the service is given the formats it takes as
+ * uploaded there (docs/model-endpoints.md), which the fake's local URL would not give it; set
+ * `MODEL_IMAGE_AS_UPLOADED=jpeg,png` to measure it as against a llama.cpp server, `none` as before.
+ */
+export const runtimeEnv: Readonly<Record<string, string>> = {
+  ...startDefaults,
+  MODEL_IMAGE_AS_UPLOADED: process.env["MODEL_IMAGE_AS_UPLOADED"] ?? "jpeg,png,webp"
+}
 
 export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
