@@ -174,13 +174,17 @@ export const jpegFrame = (bytes: Uint8Array): JpegFrame | undefined => {
  */
 const imageOnlySegments = new Set([0xe0, 0xee, 0xdb, 0xc4, 0xdd, 0xc0, 0xc1, 0xc2, startOfScan, endOfImage])
 
-/** Whether a JPEG's segments are all its image's (`imageOnlySegments`), with at least one scan. */
+/**
+ * Whether a JPEG's segments are all its image's (`imageOnlySegments`), with at least one scan, and
+ * nothing follows its end: decoders ignore bytes after EOI, which can hold anything.
+ */
 export const jpegHoldsOnlyImage = (bytes: Uint8Array): boolean => {
   let scans = 0
-  for (const { code } of jpegMarkers(bytes)) {
+  for (const { code, offset } of jpegMarkers(bytes)) {
     if (code >= 0xd0 && code <= 0xd7) continue // restart markers between scans' data
     if (!imageOnlySegments.has(code)) return false
     if (code === startOfScan) scans++
+    if (code === endOfImage) return scans > 0 && offset + 2 === bytes.length
   }
-  return scans > 0
+  return false
 }

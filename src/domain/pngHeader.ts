@@ -56,13 +56,16 @@ export const pngHeader = (bytes: Uint8Array): PngHeader | undefined => {
  */
 const imageOnlyChunks = new Set(["IHDR", "PLTE", "tRNS", "IDAT", "IEND", "sRGB", "gAMA", "pHYs"])
 
-/** Whether a PNG's chunks are all its image's (`imageOnlyChunks`), walked to IEND or the end of the bytes. */
+/**
+ * Whether a PNG's chunks are all its image's (`imageOnlyChunks`), and the file ends with IEND:
+ * decoders ignore bytes after it, which can hold anything.
+ */
 export const pngHoldsOnlyImage = (bytes: Uint8Array): boolean => {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   for (let at = signatureLength; at + 8 <= bytes.length;) {
     const type = chunkType(bytes, at)
     if (!imageOnlyChunks.has(type)) return false
-    if (type === "IEND") return true
+    if (type === "IEND") return at + 12 === bytes.length
     at += 12 + view.getUint32(at)
   }
   return false

@@ -42,16 +42,22 @@ export const webpFrames = (bytes: Uint8Array, upTo: number): number => {
  */
 const imageOnlyChunks = new Set(["VP8X", "ALPH", "VP8 ", "VP8L"])
 
-/** Whether a WebP's chunks are all its image's (`imageOnlyChunks`), and it has a bitstream. */
+/**
+ * Whether a WebP's chunks are all its image's (`imageOnlyChunks`), it has a bitstream, and its
+ * chunks fill the RIFF container, which fills the file: decoders ignore bytes past the container.
+ */
 export const webpHoldsOnlyImage = (bytes: Uint8Array): boolean => {
+  if (bytes.length < firstChunk) return false
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  if (view.getUint32(4, true) + 8 !== bytes.length) return false
   let bitstream = false
-  for (let at = firstChunk; at + 8 <= bytes.length;) {
+  let at = firstChunk
+  while (at + 8 <= bytes.length) {
     const type = fourCc(bytes, at)
     if (!imageOnlyChunks.has(type)) return false
     bitstream ||= type === "VP8 " || type === "VP8L"
     const size = view.getUint32(at + 4, true)
     at += 8 + size + (size % 2)
   }
-  return bitstream
+  return bitstream && at === bytes.length
 }

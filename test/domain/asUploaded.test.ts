@@ -63,6 +63,17 @@ describe("a file that holds only its image", () => {
     expect(jpegHoldsOnlyImage(inserted(jpeg, 2, [0xff, 0xfe, 0, 7, ...ascii("hello")]))).toBe(false)
   })
 
+  it("bytes after the end of the image (EOI, IEND, the RIFF container) are more than the image", () => {
+    const after = (bytes: Uint8Array) => new Uint8Array([...bytes, ...ascii("PK\u0003\u0004 anything")])
+    expect(jpegHoldsOnlyImage(after(jpeg))).toBe(false)
+    expect(pngHoldsOnlyImage(after(png))).toBe(false)
+    expect(webpHoldsOnlyImage(after(webp))).toBe(false)
+    // A RIFF size that leaves the last chunk outside the container.
+    const short = webp.slice()
+    new DataView(short.buffer).setUint32(4, webp.length - 8 - 2, true)
+    expect(webpHoldsOnlyImage(short)).toBe(false)
+  })
+
   it("a JPEG whose frame is arithmetic-coded, or that has no scan, is not sent as it came", () => {
     const arithmetic = jpeg.slice()
     const sof = arithmetic.findIndex((byte, at) => byte === 0xff && arithmetic[at + 1] === 0xc0)
