@@ -52,20 +52,27 @@ const endpointConfig = Config.all({
   )
 })
 
+/** `none`, or a comma-separated list of formats, in any case; undefined when it is neither. */
+const asUploadedList = (raw: string): ReadonlyArray<AsUploadedFormat> | undefined => {
+  const listed = raw.split(",").map((format) => format.trim().toLowerCase())
+  if (listed.length === 1 && listed[0] === "none") return []
+  const formats = asUploadedFormats.filter((format) => listed.includes(format))
+  return listed.every((format) => formats.some((known) => known === format)) ? formats : undefined
+}
+
 /**
  * `MODEL_IMAGE_AS_UPLOADED`: the formats the endpoint is sent as they were uploaded, when a file is
  * already what the model's JPEG would be (docs/model-endpoints.md, "The image the model sees"), or
- * `none`. Unset: JPEG and PNG, which every OpenAI-compatible server decodes, and WebP too for
- * OpenAI's and Azure OpenAI's own APIs; llama.cpp-based servers cannot read WebP.
+ * `none`. Unset or empty: JPEG and PNG, which every OpenAI-compatible server decodes, and WebP too
+ * for OpenAI's and Azure OpenAI's own APIs; llama.cpp-based servers cannot read WebP.
  */
 const imageAsUploaded = Config.string("MODEL_IMAGE_AS_UPLOADED").pipe(
-  Config.map((list) => list.split(",").map((format) => format.trim().toLowerCase()).filter((format) => format !== "")),
   Config.validate({
     message: `must be \`none\` or a comma-separated list of ${asUploadedFormats.join(", ")}`,
-    validation: (list) => list.every((format) => format === "none" || asUploadedFormats.some((known) => known === format))
+    validation: (raw) => raw.trim() === "" || asUploadedList(raw) !== undefined
   }),
-  Config.map((list) => asUploadedFormats.filter((format) => list.includes(format))),
-  Config.option
+  Config.option,
+  Config.map(Option.flatMap((raw) => Option.fromNullable(raw.trim() === "" ? undefined : asUploadedList(raw))))
 )
 
 /** The endpoints whose documentation lists WebP among the image formats they take. */

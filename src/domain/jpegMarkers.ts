@@ -167,22 +167,37 @@ export const jpegFrame = (bytes: Uint8Array): JpegFrame | undefined => {
 
 /**
  * Segments a JPEG that holds only its image may have (docs/model-endpoints.md, "The image the
- * model sees"): JFIF (APP0) and Adobe's colour transform (APP14), tables, restart intervals,
- * baseline, extended or progressive Huffman frames, scans. Not EXIF, XMP, ICC, IPTC or comments
- * (APP1 to APP13, APP15, COM), and not the arithmetic, lossless or hierarchical frames that some
- * model servers' decoders (stb_image in llama.cpp) cannot read.
+ * model sees"): tables, restart intervals, baseline, extended or progressive Huffman frames, scans,
+ * and JFIF (APP0) and Adobe (APP14) headers of their exact sizes (`canonicalHeader`). Not EXIF,
+ * XMP, ICC, IPTC or comments (APP1 to APP13, APP15, COM), and not the arithmetic, lossless or
+ * hierarchical frames that some model servers' decoders (stb_image in llama.cpp) cannot read.
  */
-const imageOnlySegments = new Set([0xe0, 0xee, 0xdb, 0xc4, 0xdd, 0xc0, 0xc1, 0xc2, startOfScan, endOfImage])
+const imageOnlySegments = new Set([0xdb, 0xc4, 0xdd, 0xc0, 0xc1, 0xc2, startOfScan, endOfImage])
+
+const startsWith = (bytes: Uint8Array, at: number, text: string) =>
+  [...text].every((char, i) => bytes[at + i] === char.charCodeAt(0))
 
 /**
- * Whether a JPEG's segments are all its image's (`imageOnlySegments`), with at least one scan, and
- * nothing follows its end: decoders ignore bytes after EOI, which can hold anything.
+ * A JFIF header without a thumbnail (a JFXX one can hold a picture of its own: the uncropped
+ * original), or an Adobe header (its colour transform says how to read the components): each of
+ * exactly its size, so no other data can ride in it.
+ */
+const canonicalHeader = (bytes: Uint8Array, code: number, offset: number) => {
+  const length = ((bytes[offset + 2] ?? 0) << 8) | (bytes[offset + 3] ?? 0)
+  if (code === 0xe0) return length === 16 && startsWith(bytes, offset + 4, "JFIF\0") && bytes[offset + 16] === 0 && bytes[offset + 17] === 0
+  return code === 0xee && length === 14 && startsWith(bytes, offset + 4, "Adobe")
+}
+
+/**
+ * Whether a JPEG's segments are all its image's (`imageOnlySegments`, `canonicalHeader`), with at
+ * least one scan, and nothing follows its end: decoders ignore bytes after EOI, which can hold
+ * anything.
  */
 export const jpegHoldsOnlyImage = (bytes: Uint8Array): boolean => {
   let scans = 0
   for (const { code, offset } of jpegMarkers(bytes)) {
     if (code >= 0xd0 && code <= 0xd7) continue // restart markers between scans' data
-    if (!imageOnlySegments.has(code)) return false
+    if (!imageOnlySegments.has(code) && !canonicalHeader(bytes, code, offset)) return false
     if (code === startOfScan) scans++
     if (code === endOfImage) return scans > 0 && offset + 2 === bytes.length
   }

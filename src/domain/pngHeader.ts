@@ -50,23 +50,39 @@ export const pngHeader = (bytes: Uint8Array): PngHeader | undefined => {
 
 /**
  * Chunks a PNG that holds only its image may have (docs/model-endpoints.md, "The image the model
- * sees"): the header, palette, transparency, image data and end, and the rendering hints sRGB,
- * gamma and physical size. Not text (tEXt, zTXt, iTXt), EXIF, a time, an ICC profile, or APNG's
+ * sees"), each of its exact length: the header, a palette (of a palette image only), the image
+ * data and the end, and the rendering hints sRGB, gamma and physical size. Not text (tEXt, zTXt,
+ * iTXt), EXIF, a time, an ICC profile, transparency (only opaque images are sent), or APNG's
  * animation chunks.
  */
-const imageOnlyChunks = new Set(["IHDR", "PLTE", "tRNS", "IDAT", "IEND", "sRGB", "gAMA", "pHYs"])
+const imageOnlyChunks: Readonly<Record<string, (length: number, colourType: number) => boolean>> = {
+  IHDR: (length) => length === 13,
+  PLTE: (length, colourType) => colourType === 3 && length % 3 === 0 && length <= 3 * 256,
+  IDAT: () => true,
+  IEND: (length) => length === 0,
+  sRGB: (length) => length === 1,
+  gAMA: (length) => length === 4,
+  pHYs: (length) => length === 9
+}
 
 /**
- * Whether a PNG's chunks are all its image's (`imageOnlyChunks`), and the file ends with IEND:
- * decoders ignore bytes after it, which can hold anything.
+ * Whether a PNG's chunks are all its image's (`imageOnlyChunks`), its image data in one run, and
+ * the file ends with IEND: decoders ignore bytes after it, which can hold anything.
  */
 export const pngHoldsOnlyImage = (bytes: Uint8Array): boolean => {
+  if (bytes.length < signatureLength + 8 + 13) return false
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const colourType = bytes[signatureLength + 8 + 9] ?? 0
+  let dataSeen = false
   for (let at = signatureLength; at + 8 <= bytes.length;) {
     const type = chunkType(bytes, at)
-    if (!imageOnlyChunks.has(type)) return false
-    if (type === "IEND") return at + 12 === bytes.length
-    at += 12 + view.getUint32(at)
+    const length = view.getUint32(at)
+    if (imageOnlyChunks[type]?.(length, colourType) !== true) return false
+    // Once the image data has begun, only more of it, then the end: a chunk there is read by no decoder.
+    if (dataSeen && type !== "IDAT" && type !== "IEND") return false
+    if (type === "IEND") return dataSeen && at + 12 === bytes.length
+    dataSeen ||= type === "IDAT"
+    at += 12 + length
   }
   return false
 }

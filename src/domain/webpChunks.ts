@@ -35,29 +35,27 @@ export const webpFrames = (bytes: Uint8Array, upTo: number): number => {
   return frames
 }
 
-/**
- * Chunks a WebP that holds only its image may have (docs/model-endpoints.md, "The image the model
- * sees"): the extended header, alpha, and the lossy or lossless bitstream. Not an ICC profile,
- * EXIF, XMP, or animation.
- */
-const imageOnlyChunks = new Set(["VP8X", "ALPH", "VP8 ", "VP8L"])
+/** The size of an extended header's payload (RFC 9649, 2.7): flags, reserved bytes, canvas size. */
+const extendedHeaderSize = 10
 
 /**
- * Whether a WebP's chunks are all its image's (`imageOnlyChunks`), it has a bitstream, and its
- * chunks fill the RIFF container, which fills the file: decoders ignore bytes past the container.
+ * Whether a WebP holds only its image (docs/model-endpoints.md, "The image the model sees"): its
+ * one lossy or lossless bitstream chunk, alone or after an extended header (`VP8X`) that flags
+ * nothing (no ICC profile, EXIF, XMP, animation or alpha: only opaque images are sent), ending
+ * where the RIFF container ends, which is where the file ends: decoders ignore bytes past the
+ * container, and chunks past the bitstream.
  */
 export const webpHoldsOnlyImage = (bytes: Uint8Array): boolean => {
-  if (bytes.length < firstChunk) return false
+  if (bytes.length < firstChunk + 8) return false
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   if (view.getUint32(4, true) + 8 !== bytes.length) return false
-  let bitstream = false
   let at = firstChunk
-  while (at + 8 <= bytes.length) {
-    const type = fourCc(bytes, at)
-    if (!imageOnlyChunks.has(type)) return false
-    bitstream ||= type === "VP8 " || type === "VP8L"
-    const size = view.getUint32(at + 4, true)
-    at += 8 + size + (size % 2)
+  if (fourCc(bytes, at) === "VP8X") {
+    if (view.getUint32(at + 4, true) !== extendedHeaderSize || view.getUint32(at + 8, true) !== 0) return false
+    at += 8 + extendedHeaderSize
   }
-  return bitstream && at === bytes.length
+  const type = fourCc(bytes, at)
+  if (at + 8 > bytes.length || (type !== "VP8 " && type !== "VP8L")) return false
+  const size = view.getUint32(at + 4, true)
+  return at + 8 + size + (size % 2) === bytes.length
 }

@@ -100,7 +100,7 @@ describe("the start-up summary", () => {
         [{ MODEL_TIMEOUT_MS: "0" }, "must be a positive integer"],
         [{ OPENAI_BASE_URL: "ftp://example.com" }, "must be an http(s) URL"],
         [{ MODEL_IMAGE_DETAIL: "medium" }, "Expected one of (low, high, auto) but received \"medium\""],
-        [{ MODEL_IMAGE_AS_UPLOADED: "jpeg,gif" }, "must be `none` or a comma-separated list of jpeg, png, webp"],
+        [{ MODEL_IMAGE_AS_UPLOADED: "jpeg,gif" }, "at MODEL_IMAGE_AS_UPLOADED: \"must be `none` or a comma-separated list of jpeg, png, webp\""],
         [{ LOG_FORMAT: "xml" }, "Expected one of (json, logfmt, pretty) but received \"xml\""],
         [{ DESCRIBER: "gpt" }, "Expected one of (offline, openai-compatible, ) but received \"gpt\""],
         [{ PUBLIC_URL: "notaurl" }, "PUBLIC_URL must be an http(s) URL, e.g. https://images.example.com"],

@@ -74,6 +74,18 @@ describe("a file that holds only its image", () => {
     expect(webpHoldsOnlyImage(short)).toBe(false)
   })
 
+  it("a JPEG's APP0 must be a JFIF header without a thumbnail, its APP14 an Adobe header, each of its exact size", () => {
+    const withHeader = (code: number, data: ReadonlyArray<number>) =>
+      inserted(jpeg, 2, [0xff, code, (data.length + 2) >> 8, (data.length + 2) & 255, ...data])
+    const jfif = [...ascii("JFIF\0"), 1, 1, 0, 0, 1, 0, 1]
+    expect(jpegHoldsOnlyImage(withHeader(0xe0, [...jfif, 0, 0]))).toBe(true)
+    expect(jpegHoldsOnlyImage(withHeader(0xee, [...ascii("Adobe"), 0, 100, 0, 0, 0, 0, 1]))).toBe(true)
+    expect(jpegHoldsOnlyImage(withHeader(0xe0, [...jfif, 1, 1, 9, 9, 9]))).toBe(false) // a 1x1 thumbnail
+    expect(jpegHoldsOnlyImage(withHeader(0xe0, [...ascii("JFXX\0"), 0x10, ...jpeg]))).toBe(false)
+    expect(jpegHoldsOnlyImage(withHeader(0xe0, ascii("GPS 48.858370N 2.294481E")))).toBe(false)
+    expect(jpegHoldsOnlyImage(withHeader(0xee, ascii("GPS 48.858370N 2.294481E")))).toBe(false)
+  })
+
   it("a JPEG whose frame is arithmetic-coded, or that has no scan, is not sent as it came", () => {
     const arithmetic = jpeg.slice()
     const sof = arithmetic.findIndex((byte, at) => byte === 0xff && arithmetic[at + 1] === 0xc0)
@@ -92,11 +104,36 @@ describe("a file that holds only its image", () => {
     expect(pngHoldsOnlyImage(png.subarray(0, png.length - 12))).toBe(false)
   })
 
+  it("a PNG's chunks must be of their exact lengths, a palette only in a palette image, nothing between or after the image data", () => {
+    const iend = png.length - 12
+    expect(pngHoldsOnlyImage(inserted(png, afterIhdr, pngChunk("pHYs", ascii("GPS 48.858370N"))))).toBe(false)
+    expect(pngHoldsOnlyImage(inserted(png, afterIhdr, pngChunk("PLTE", ascii("GPS 48.858370N 2.2"))))).toBe(false)
+    expect(pngHoldsOnlyImage(inserted(png, afterIhdr, pngChunk("tRNS", [0, 0, 0, 0, 0, 0])))).toBe(false)
+    expect(pngHoldsOnlyImage(inserted(png, iend, pngChunk("gAMA", [0, 0, 177, 143])))).toBe(false)
+    expect(pngHoldsOnlyImage(new Uint8Array([...png, ...pngChunk("tEXt", ascii("Comment\0GPS"))]))).toBe(false)
+  })
+
   it("a still WebP holds only its image; one with EXIF, or animated, does not", async () => {
     expect(webpHoldsOnlyImage(webp)).toBe(true)
     expect(webpHoldsOnlyImage(webpWithExif)).toBe(false)
     expect(webpHoldsOnlyImage(await animatedWebp(2))).toBe(false)
     expect(webpHoldsOnlyImage(webp.subarray(0, 12))).toBe(false)
+  })
+
+  it("a WebP is one bitstream, alone or after an extended header that flags nothing, filling its container", () => {
+    const riff = (...chunks: ReadonlyArray<ReadonlyArray<number>>) => {
+      const body = [...ascii("WEBP"), ...chunks.flat()]
+      return new Uint8Array([...ascii("RIFF"), body.length & 255, (body.length >> 8) & 255, (body.length >> 16) & 255, body.length >>> 24, ...body])
+    }
+    const chunk = (type: string, data: ReadonlyArray<number>) =>
+      [...ascii(type), data.length & 255, (data.length >> 8) & 255, (data.length >> 16) & 255, 0, ...data, ...(data.length % 2 === 1 ? [0] : [])]
+    const bitstream = [...webp.subarray(12)]
+    const header = (flags: number) => chunk("VP8X", [flags, 0, 0, 0, 199, 0, 0, 149, 0, 0])
+    expect(webpHoldsOnlyImage(riff(bitstream))).toBe(true)
+    expect(webpHoldsOnlyImage(riff(header(0), bitstream))).toBe(true)
+    expect(webpHoldsOnlyImage(riff(header(0x10), chunk("ALPH", [0, 1, 2]), bitstream))).toBe(false)
+    expect(webpHoldsOnlyImage(riff(bitstream, chunk("ALPH", ascii("GPS 48.858370N"))))).toBe(false)
+    expect(webpHoldsOnlyImage(riff(bitstream, bitstream))).toBe(false)
   })
 })
 

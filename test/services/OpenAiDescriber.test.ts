@@ -609,6 +609,8 @@ describe("configuration", () => {
       expect(yield* formatsWith({ OPENAI_BASE_URL: "http://127.0.0.1:11434/v1" })).toEqual(["jpeg", "png"])
       expect(yield* formatsWith({ OPENAI_BASE_URL: "http://127.0.0.1:11434/v1", MODEL_IMAGE_AS_UPLOADED: " WebP, jpeg " })).toEqual(["jpeg", "webp"])
       expect(yield* formatsWith({ MODEL_IMAGE_AS_UPLOADED: "none" })).toEqual([])
+      // Empty, as `MODEL_IMAGE_AS_UPLOADED=` in an env file: unset.
+      expect(yield* formatsWith({ MODEL_IMAGE_AS_UPLOADED: " " })).toEqual(["jpeg", "png", "webp"])
     }))
 
   it.effect("the describer sends a file to send as uploaded as a data URL of its own format, byte for byte", () => {
@@ -628,6 +630,8 @@ describe("configuration", () => {
         { MODEL_IMAGE_DETAIL: "medium" },
         { MODEL_STRUCTURED_OUTPUT: "xml" },
         { MODEL_IMAGE_AS_UPLOADED: "jpeg,gif" },
+        { MODEL_IMAGE_AS_UPLOADED: "none,jpeg" },
+        { MODEL_IMAGE_AS_UPLOADED: "jpeg,,png" },
         { MODEL_TIMEOUT_MS: "0" },
         { MODEL_MAX_OUTPUT_TOKENS: "many" },
         { OPENAI_BASE_URL: "ftp://example.com" }
