@@ -174,6 +174,9 @@ export const jpegFrame = (bytes: Uint8Array): JpegFrame | undefined => {
  */
 const imageOnlySegments = new Set([0xdb, 0xc4, 0xdd, 0xc0, 0xc1, 0xc2, startOfScan, endOfImage])
 
+/** Markers walked at most for a file sent as uploaded (`jpegHoldsOnlyImage`). */
+const maxSegments = 1000
+
 const startsWith = (bytes: Uint8Array, at: number, text: string) =>
   [...text].every((char, i) => bytes[at + i] === char.charCodeAt(0))
 
@@ -195,7 +198,10 @@ const canonicalHeader = (bytes: Uint8Array, code: number, offset: number) => {
  */
 export const jpegHoldsOnlyImage = (bytes: Uint8Array): boolean => {
   let scans = 0
+  let segments = 0
   for (const { code, offset } of jpegMarkers(bytes)) {
+    // An encoder writes some tens of segments; thousands are a file built to hold the thread.
+    if (++segments > maxSegments) return false
     if (code >= 0xd0 && code <= 0xd7) continue // restart markers between scans' data
     if (!imageOnlySegments.has(code) && !canonicalHeader(bytes, code, offset)) return false
     if (code === startOfScan) scans++

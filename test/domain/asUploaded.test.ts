@@ -113,6 +113,18 @@ describe("a file that holds only its image", () => {
     expect(pngHoldsOnlyImage(new Uint8Array([...png, ...pngChunk("tEXt", ascii("Comment\0GPS"))]))).toBe(false)
   })
 
+  it("a file of a thousand segments or chunks or more is not walked to its end: it takes the full path", () => {
+    const iend = png.length - 12
+    const emptyData = pngChunk("IDAT", [])
+    const manyChunks = (count: number) => inserted(png, iend, Array.from({ length: count }, () => emptyData).flat())
+    expect(pngHoldsOnlyImage(manyChunks(100))).toBe(true)
+    expect(pngHoldsOnlyImage(manyChunks(1000))).toBe(false)
+    const restartInterval = [0xff, 0xdd, 0, 4, 0, 0]
+    const manySegments = (count: number) => inserted(jpeg, 2, Array.from({ length: count }, () => restartInterval).flat())
+    expect(jpegHoldsOnlyImage(manySegments(100))).toBe(true)
+    expect(jpegHoldsOnlyImage(manySegments(1000))).toBe(false)
+  })
+
   it("a still WebP holds only its image; one with EXIF, or animated, does not", async () => {
     expect(webpHoldsOnlyImage(webp)).toBe(true)
     expect(webpHoldsOnlyImage(webpWithExif)).toBe(false)
