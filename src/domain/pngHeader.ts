@@ -20,31 +20,38 @@ export interface PngHeader {
 /** Channels of each colour type: grey 0, RGB 2, palette 3 (decoded as RGB), grey+alpha 4, RGBA 6. */
 const channelsOf: Partial<Record<number, number>> = { 0: 1, 2: 3, 3: 3, 4: 2, 6: 4 }
 
-const chunkType = (bytes: Uint8Array, at: number) => String.fromCharCode(...bytes.subarray(at + 4, at + 8))
+/** A chunk's type, its four bytes read as one number: the walks make no string. */
+const typeCode = (type: string) => [...type].reduce((code, char) => code * 256 + char.charCodeAt(0), 0)
+const chunkType = (view: DataView, at: number) => view.getUint32(at + 4)
+const ihdr = typeCode("IHDR")
+const idat = typeCode("IDAT")
+const iend = typeCode("IEND")
+const trns = typeCode("tRNS")
 
 /** The header of a PNG whose first chunk is a whole IHDR; undefined otherwise (the decoder refuses it). */
 export const pngHeader = (bytes: Uint8Array): PngHeader | undefined => {
-  if (bytes.length < signatureLength + 8 + 13 || chunkType(bytes, signatureLength) !== "IHDR") return undefined
+  if (bytes.length < signatureLength + 8 + 13) return undefined
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  const ihdr = signatureLength + 8
-  const colourType = bytes[ihdr + 9] ?? 0
+  if (chunkType(view, signatureLength) !== ihdr) return undefined
+  const header = signatureLength + 8
+  const colourType = bytes[header + 9] ?? 0
   const colours = channelsOf[colourType]
   if (colours === undefined) return undefined
   // tRNS, which gives grey, RGB and palette images an alpha channel, must come before IDAT (5.6).
   let transparency = false
   for (let at = signatureLength; at + 8 <= bytes.length;) {
-    const type = chunkType(bytes, at)
-    if (type === "IDAT" || type === "IEND") break
-    if (type === "tRNS") transparency = true
+    const type = chunkType(view, at)
+    if (type === idat || type === iend) break
+    if (type === trns) transparency = true
     at += 12 + view.getUint32(at)
   }
   return {
-    width: view.getUint32(ihdr),
-    height: view.getUint32(ihdr + 4),
-    interlaced: bytes[ihdr + 12] === 1,
+    width: view.getUint32(header),
+    height: view.getUint32(header + 4),
+    interlaced: bytes[header + 12] === 1,
     // Colour types 4 and 6 have alpha already.
     channels: colours + (transparency && (colourType & 4) === 0 ? 1 : 0),
-    bytesPerSample: bytes[ihdr + 8] === 16 ? 2 : 1
+    bytesPerSample: bytes[header + 8] === 16 ? 2 : 1
   }
 }
 
@@ -53,13 +60,10 @@ export const pngHeader = (bytes: Uint8Array): PngHeader | undefined => {
  * sees"), each of its exact length: the header, a palette (of a palette image only), the image
  * data and the end, and the rendering hints sRGB, gamma and physical size. Not text (tEXt, zTXt,
  * iTXt), EXIF, a time, an ICC profile, transparency (only opaque images are sent), or APNG's
- * animation chunks. Keyed by the type's four bytes read as one number: the walk makes no string.
+ * animation chunks.
  */
-const typeCode = (type: string) => [...type].reduce((code, char) => code * 256 + char.charCodeAt(0), 0)
-const idat = typeCode("IDAT")
-const iend = typeCode("IEND")
 const imageOnlyChunks = new Map<number, (length: number, colourType: number) => boolean>([
-  [typeCode("IHDR"), (length) => length === 13],
+  [ihdr, (length) => length === 13],
   [typeCode("PLTE"), (length, colourType) => colourType === 3 && length % 3 === 0 && length <= 3 * 256],
   [idat, () => true],
   [iend, (length) => length === 0],
@@ -84,7 +88,7 @@ export const pngHoldsOnlyImage = (bytes: Uint8Array): boolean => {
   const colourType = bytes[signatureLength + 8 + 9] ?? 0
   let dataSeen = false
   for (let at = signatureLength, chunks = 0; at + 8 <= bytes.length && chunks < maxChunks; chunks++) {
-    const type = view.getUint32(at + 4)
+    const type = chunkType(view, at)
     const length = view.getUint32(at)
     if (imageOnlyChunks.get(type)?.(length, colourType) !== true) return false
     // Once the image data has begun, only more of it, then the end: a chunk there is read by no decoder.
