@@ -15,7 +15,7 @@ import * as Exit from "effect/Exit"
 import * as Metric from "effect/Metric"
 import * as Ref from "effect/Ref"
 import { requestIdAnnotation } from "../domain/requestId.ts"
-import { requests, requestSeconds } from "../metrics.ts"
+import { requestMetrics } from "../metrics.ts"
 import { type RequestFacts, RequestLogFacts } from "../services/RequestFacts.ts"
 
 const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/
@@ -37,8 +37,9 @@ export const requestLog = HttpMiddleware.make((app) =>
         const route = new URL(request.url, "http://localhost").pathname
         // Unknown paths share one label, so scanners cannot blow up the metric series.
         const label = knownRoutes.has(route) ? route : "other"
-        yield* Metric.increment(Metric.tagged(Metric.tagged(requests, "route", label), "status", String(status)))
-        yield* Metric.update(Metric.tagged(requestSeconds, "route", label), durationMs / 1000)
+        const metrics = requestMetrics(label, status)
+        yield* Metric.increment(metrics.answered)
+        yield* Metric.update(metrics.seconds, durationMs / 1000)
         yield* Effect.logInfo("request").pipe(
           Effect.annotateLogs({ method: request.method, route, durationMs, ...facts, status })
         )

@@ -421,6 +421,19 @@ describe("parseFormWithinBodyLimit", () => {
         expect(yield* read(large)).toEqual(form({ image: file("GIF89a") }))
       }))
 
+    it.effect("a part's header block may be 16 KiB exactly, in any chunking; one byte more is NotMultipart", () =>
+      Effect.gen(function* () {
+        const disposition = `Content-Disposition: form-data; name="image"\r\n`
+        const withBlockOf = (blockBytes: number) =>
+          multipartBody(B, [{ name: "image", headers: [`X-Filler: ${"a".repeat(blockBytes - disposition.length - "X-Filler: ".length - 4)}`], data: "GIF89a" }])
+        for (const cut of [1, 7, 513, 64 * KiB]) {
+          const exact = withBlockOf(16 * KiB)
+          expect(yield* read(exact, { cuts: slices(exact, cut) })).toEqual(form({ image: file("GIF89a") }))
+          const over = withBlockOf(16 * KiB + 1)
+          expect(yield* outcome(read(over, { cuts: slices(over, cut) }))).toBe("NotMultipart")
+        }
+      }))
+
     it.effect("more than 64 parts is NotMultipart", () =>
       Effect.gen(function* () {
         const parts = (n: number): Array<PartSpec> => [

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Schedule } from "effect"
+import { untracedRequest } from "../../src/http/server.ts"
 import { TracingLive } from "../../src/tracing.ts"
 import { testSettings } from "../support/config.ts"
 import { pglite } from "../support/database.ts"
@@ -48,6 +49,12 @@ describe("traces", () => {
         "POST /api/describe", "ApiKeys.authenticate", "Credits.reserve", "Images.prepare", "Credits.settle"
       ]))
     }), 60_000)
+
+  it("a request gets a server span only while the tracer is on, and never a dashboard URL (its one-time tokens)", () => {
+    const paths = ["/api/describe", "/healthz", "/dashboard/invite?token=secret"]
+    expect(paths.map((url) => untracedRequest(true)({ url }))).toEqual([false, false, true])
+    expect(paths.map((url) => untracedRequest(false)({ url }))).toEqual([true, true, true])
+  })
 
   it.effect("without it the tracer is off: spans are made unsampled, recorded by no one", () =>
     Effect.gen(function* () {
