@@ -33,6 +33,7 @@ export const requestMetrics = (route: string, status: number): RequestMetrics =>
   requestMetricsMade.set(name, made)
   return made
 }
+
 export const imageSeconds = Metric.histogram("image_prepare_duration_seconds", latency, "Time to check, decode and scale an upload")
 export const modelSeconds = Metric.histogram("model_duration_seconds", latency, "Time the describer took")
 export const creditsCharged = Metric.counter("credits_charged_total", { description: "Credits used by successful requests" })
