@@ -74,7 +74,8 @@ const serviceFlags = (process.env["BENCH_SERVICE_FLAGS"] ?? "").split(" ").filte
 /**
  * What the servers inherit; with `OTEL_EXPORTER_OTLP_ENDPOINT` set, the service exports its spans
  * there, to see where a request's time goes (the figures then include the export's cost); the
- * engine's own options (`BUN_JSC_logGC=1` prints each collection with its pause) pass through.
+ * engine's and the allocator's own options pass through (`BUN_JSC_logGC=1` prints each collection
+ * with its pause; `MIMALLOC_PURGE_DELAY=10` measures with the allocator's default).
  */
 const otlp = process.env["OTEL_EXPORTER_OTLP_ENDPOINT"]
 const baseEnv = {
@@ -82,7 +83,7 @@ const baseEnv = {
   HOME: os.homedir(),
   TMPDIR: os.tmpdir(),
   ...(otlp === undefined ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: otlp }),
-  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith("BUN_JSC_")))
+  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith("BUN_JSC_") || name.startsWith("MIMALLOC_")))
 }
 
 /**
