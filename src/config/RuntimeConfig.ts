@@ -20,5 +20,5 @@ export const runtimeSummary = (config: Config.Config.Success<typeof runtimeConfi
   UV_THREADPOOL_SIZE: orDefault(config.threadPoolSize, "4 worker threads, or fewer on fewer cores"),
   BUN_CONFIG_MAX_HTTP_REQUESTS: orDefault(config.maxHttpRequests, "256 outgoing requests at once (model calls, image URLs, webhooks)"),
   BUN_JSC_forceRAMSize: orDefault(config.heapRamSize, "the JavaScript heap grows as if all the machine's memory were the service's"),
-  MIMALLOC_PURGE_DELAY: orDefault(config.purgeDelay, "the allocator gives freed memory back to the system within milliseconds")
+  MIMALLOC_PURGE_DELAY: orDefault(config.purgeDelay, "the allocator gives freed memory back to the system after 100 ms")
 })

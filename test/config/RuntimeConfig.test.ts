@@ -35,6 +35,6 @@ describe("runtime settings", () => {
   it.effect("the summary shows each as set, or says the runtime's default applies", () =>
     Effect.gen(function* () {
       expect((yield* summaryOf({ MIMALLOC_PURGE_DELAY: "1000" })).MIMALLOC_PURGE_DELAY).toBe("1000")
-      expect((yield* summaryOf({})).MIMALLOC_PURGE_DELAY).toBe("unset: the allocator gives freed memory back to the system within milliseconds")
+      expect((yield* summaryOf({})).MIMALLOC_PURGE_DELAY).toBe("unset: the allocator gives freed memory back to the system after 100 ms")
     }))
 })

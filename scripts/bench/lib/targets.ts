@@ -75,7 +75,7 @@ const serviceFlags = (process.env["BENCH_SERVICE_FLAGS"] ?? "").split(" ").filte
  * What the servers inherit; with `OTEL_EXPORTER_OTLP_ENDPOINT` set, the service exports its spans
  * there, to see where a request's time goes (the figures then include the export's cost); the
  * engine's and the allocator's own options pass through (`BUN_JSC_logGC=1` prints each collection
- * with its pause; `MIMALLOC_PURGE_DELAY=10` measures as with mimalloc 2's default).
+ * with its pause; `MIMALLOC_PURGE_DELAY=100` measures with Bun 1.4.5's default).
  */
 const otlp = process.env["OTEL_EXPORTER_OTLP_ENDPOINT"]
 const baseEnv = {
