@@ -9,6 +9,8 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun run bench
  *                                      # also the service on PostgreSQL (see lib/targets.ts)
  */
+// First: this process, and so each bench it starts, runs as a load generator should.
+import "./lib/loadGenerator.ts"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseFigure } from "./lib/report.ts"
@@ -30,9 +32,8 @@ if (unknown.length > 0) {
 }
 const chosen: ReadonlyArray<Bench> = asked.length === 0 ? all : asked.filter(isBench)
 
-// One commit for every bench: `HEAD` may move while they run. Bun's fetch opens 256 connections
-// at most by default; the slow-model bench sends 1,000 requests at once.
-const env: Record<string, string | undefined> = { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: process.env["BUN_CONFIG_MAX_HTTP_REQUESTS"] ?? "2048" }
+// One commit for every bench: `HEAD` may move while they run.
+const env: Record<string, string | undefined> = { ...process.env }
 const rev = env["BENCH_REV"]
 if (rev !== undefined && rev !== "") {
   const parsed = Bun.spawnSync({ cmd: ["git", "rev-parse", "--verify", `${rev}^{commit}`], cwd: here, stdout: "pipe", stderr: "pipe" })

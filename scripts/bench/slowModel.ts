@@ -20,13 +20,6 @@ import { figure, footer, header, quick } from "./lib/report.ts"
 import { mib, ms, percentile, statusSummary, table } from "./lib/stats.ts"
 import { deadline, startTarget, targetNames } from "./lib/targets.ts"
 
-// Bun's fetch keeps at most 256 requests open by default (`run.ts` raises it for every bench):
-// 1,000 at once need this process started with more.
-if (process.env["BUN_CONFIG_MAX_HTTP_REQUESTS"] === undefined) {
-  const again = Bun.spawn({ cmd: [process.execPath, ...process.argv.slice(1)], env: { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: "2048" }, stdio: ["ignore", "inherit", "inherit"] })
-  process.exit(await again.exited)
-}
-
 deadline(15 * 60_000, "slow model bench")
 
 const clients = quick ? 32 : 64

@@ -1,4 +1,6 @@
 /** Load generation on loopback: one multipart body built once, sent by `fetch`; bounded in count and time. */
+// First: a bench started by hand starts again as a load generator before anything below runs.
+import "./loadGenerator.ts"
 import type { Target } from "./targets.ts"
 
 const encoder = new TextEncoder()

@@ -8,6 +8,8 @@
  * `scripts/bench/baseline.ts`), the children run from that folder: a way to measure a candidate
  * change without touching the working tree.
  */
+// First: a bench started by hand starts again as a load generator before anything below runs.
+import "./loadGenerator.ts"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"

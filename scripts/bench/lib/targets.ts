@@ -9,6 +9,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as net from "node:net"
 import * as path from "node:path"
+import { startedWith } from "./loadGenerator.ts"
 import { projectRoot, source } from "./source.ts"
 
 const root = source.root
@@ -75,7 +76,8 @@ const serviceFlags = (process.env["BENCH_SERVICE_FLAGS"] ?? "").split(" ").filte
  * What the servers inherit; with `OTEL_EXPORTER_OTLP_ENDPOINT` set, the service exports its spans
  * there, to see where a request's time goes (the figures then include the export's cost); the
  * engine's and the allocator's own options pass through (`BUN_JSC_logGC=1` prints each collection
- * with its pause; `MIMALLOC_PURGE_DELAY=100` measures with Bun 1.4.5's default).
+ * with its pause; `MIMALLOC_PURGE_DELAY=100` measures with Bun 1.4.5's default), as the bench was
+ * started: not the bench's own (lib/loadGenerator.ts).
  */
 const otlp = process.env["OTEL_EXPORTER_OTLP_ENDPOINT"]
 const baseEnv = {
@@ -83,7 +85,7 @@ const baseEnv = {
   HOME: os.homedir(),
   TMPDIR: os.tmpdir(),
   ...(otlp === undefined ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: otlp }),
-  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith("BUN_JSC_") || name.startsWith("MIMALLOC_")))
+  ...Object.fromEntries(Object.entries(startedWith).filter(([name]) => name.startsWith("BUN_JSC_") || name.startsWith("MIMALLOC_")))
 }
 
 /**
@@ -95,7 +97,7 @@ const baseEnv = {
 const packageJson = [path.join(root, "package.json"), path.join(projectRoot, "package.json")].find((file) => fs.existsSync(file))
 const startScript: unknown = packageJson === undefined ? undefined : JSON.parse(fs.readFileSync(packageJson, "utf8")).scripts?.start
 const startDefaults: Readonly<Record<string, string>> = Object.fromEntries(
-  [...String(startScript ?? "").matchAll(/(\w+)=\$\{\1:-([^}]*)\}/g)].map(([, name, value]) => [name!, process.env[name!] ?? value!])
+  [...String(startScript ?? "").matchAll(/(\w+)=\$\{\1:-([^}]*)\}/g)].map(([, name, value]) => [name!, startedWith[name!] ?? value!])
 )
 
 /**
