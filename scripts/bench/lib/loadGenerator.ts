@@ -7,42 +7,36 @@
  * 35 ms for its own client to send it. Its requests are as far apart as the service takes, so that
  * cost counted against the service and not against the floor it is compared with.
  *
- * So every bench's own process runs with `MIMALLOC_PURGE_DELAY=1000`, and with 2,048 `fetch`
- * requests at once (Bun's default is 256; the slow-model bench sends 1,000): a bench (or `run.ts`)
- * started without them starts itself again with them, when this module is first imported, before
- * anything else runs; the benches `run.ts` starts inherit them. The servers under test still get
- * the values the bench was started with (`startedWith`, lib/targets.ts).
+ * So the benches of `run.ts` run with `MIMALLOC_PURGE_DELAY=1000`, and with 2,048 `fetch` requests
+ * at once (Bun's default is 256; the slow-model bench sends 1,000). A process that imports this
+ * module without them starts itself again with them and only waits for that second process,
+ * passing on signals and the exit status: none of the bench's own code runs in the first. `run.ts`
+ * does so, and the benches it starts inherit them. The servers under test still get the values the
+ * bench was started with (`startedWith`, lib/targets.ts).
  */
+import * as os from "node:os"
 
 /** The load generator's own settings. */
 const settings = { MIMALLOC_PURGE_DELAY: "1000", BUN_CONFIG_MAX_HTTP_REQUESTS: "2048" } as const
 
-type Setting = keyof typeof settings
-
 /** Where the values the bench was started with are kept; set once the settings are applied. */
 const originalVariable = "BENCH_STARTED_WITH"
 
-/** The environment of a load generator started from `env`: the settings, and `env`'s own values kept aside. */
-const loadGeneratorEnv = (env: Readonly<Record<string, string | undefined>>): Record<string, string | undefined> => {
-  const original = Object.fromEntries(Object.keys(settings).map((name) => [name, env[name] ?? null]))
-  return {
-    ...env,
-    ...settings,
-    // A limit asked for is kept: the client's limit is not what is measured.
-    BUN_CONFIG_MAX_HTTP_REQUESTS: env["BUN_CONFIG_MAX_HTTP_REQUESTS"] ?? settings.BUN_CONFIG_MAX_HTTP_REQUESTS,
-    [originalVariable]: JSON.stringify(original)
-  }
-}
-
 const kept = process.env[originalVariable]
 if (kept === undefined) {
-  // Synchronous, so that no other module of the bench runs in this process first.
-  const again = Bun.spawnSync({
-    cmd: [process.execPath, ...process.argv.slice(1)],
-    env: loadGeneratorEnv(process.env),
-    stdio: ["ignore", "inherit", "inherit"]
+  const original = Object.fromEntries(Object.keys(settings).map((name) => [name, process.env[name] ?? null]))
+  const again = Bun.spawn({
+    // The same Bun flags (a profiler's, say) and arguments.
+    cmd: [process.execPath, ...process.execArgv, ...process.argv.slice(1)],
+    env: { ...process.env, ...settings, [originalVariable]: JSON.stringify(original) },
+    stdio: ["inherit", "inherit", "inherit"]
   })
-  process.exit(again.exitCode ?? 1)
+  // A signal meant for the bench (a `timeout`, a `kill`) reaches it; it stops its servers itself.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => again.kill(signal))
+  const status = await again.exited
+  const code = again.signalCode
+  const signal = typeof code === "string" ? os.constants.signals[code] : code ?? undefined
+  process.exit(signal === undefined ? status : 128 + signal)
 }
 
 const original: Readonly<Record<string, unknown>> = JSON.parse(kept ?? "{}")
@@ -50,13 +44,13 @@ const original: Readonly<Record<string, unknown>> = JSON.parse(kept ?? "{}")
 /**
  * The environment as the bench was started, without the load generator's settings: what the
  * servers under test are given (`MIMALLOC_PURGE_DELAY=100` still measures the service with Bun's
- * default).
+ * default, `BUN_CONFIG_MAX_HTTP_REQUESTS=256` with Bun's own limit).
  */
 export const startedWith: Readonly<Record<string, string | undefined>> = Object.fromEntries(
   Object.entries(process.env)
     .filter(([name]) => name !== originalVariable && !(name in settings))
     .concat(Object.keys(settings).flatMap((name) => {
-      const value = original[name as Setting]
+      const value = original[name]
       return typeof value === "string" ? [[name, value]] : []
     }))
 )

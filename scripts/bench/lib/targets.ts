@@ -295,14 +295,17 @@ export const startServiceReplicas = async (
   return targets.map((target, i) => (i === 0 ? { ...target, stop: stopAll } : target))
 }
 
-/** The baseline of `scripts/bench/baseline.ts`, against the same fake model. */
-export const startBaseline = async (modelBaseUrl: string): Promise<Target> => {
+/**
+ * The baseline of `scripts/bench/baseline.ts`, against the same fake model: on Bun's defaults, or
+ * on the runtime settings the service is given (`runtime: "service"`, for the transport floor).
+ */
+export const startBaseline = async (modelBaseUrl: string, runtime: "bun" | "service" = "bun"): Promise<Target> => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "image-metadata-bench-"))
   const key = "baseline-bench-key"
   return spawnServer(
     "baseline",
     ["scripts/bench/baseline.ts"],
-    { OPENAI_BASE_URL: modelBaseUrl, BASELINE_KEY: key },
+    { ...(runtime === "service" ? runtimeEnv : {}), OPENAI_BASE_URL: modelBaseUrl, BASELINE_KEY: key },
     dir,
     `Bearer ${key}`
   )
