@@ -29,34 +29,49 @@ export const scaleFor = (width: number, height: number, longestSide: number): Sc
   return factor === 1 ? "1/1" : `1/${factor}` as Scale
 }
 
+export interface DjpegTimer {
+  /** One decode of the file at `scale`: the wall time of the process, in ms. */
+  readonly decode: (scale: Scale) => Promise<number>
+  /** Removes the file. */
+  readonly close: () => Promise<void>
+}
+
+/** `jpeg` in a file for `djpeg` to decode, as often as asked; undefined without `djpeg`. */
+export const djpegTimer = async (jpeg: Uint8Array): Promise<DjpegTimer | undefined> => {
+  const djpeg = djpegPath
+  if (djpeg === null) return undefined
+  const dir = await mkdtemp(path.join(tmpdir(), "bench-djpeg-"))
+  const file = path.join(dir, "input.jpg")
+  await Bun.write(file, jpeg)
+  return {
+    decode: async (scale) => {
+      const started = performance.now()
+      const run = Bun.spawn([djpeg, "-scale", scale, "-outfile", "/dev/null", file], { stderr: "ignore" })
+      if ((await run.exited) !== 0) throw new Error(`djpeg -scale ${scale} failed`)
+      return performance.now() - started
+    },
+    close: () => rm(dir, { recursive: true, force: true })
+  }
+}
+
 /** p50 of `repeats` decodes (after one not counted) at each scale; undefined without `djpeg`. */
 export const timeDjpeg = async (
   jpeg: Uint8Array,
   scales: ReadonlyArray<Scale>,
   repeats: number
 ): Promise<ReadonlyArray<number> | undefined> => {
-  if (djpegPath === null) return undefined
-  const dir = await mkdtemp(path.join(tmpdir(), "bench-djpeg-"))
-  const file = path.join(dir, "input.jpg")
-  await Bun.write(file, jpeg)
+  const timer = await djpegTimer(jpeg)
+  if (timer === undefined) return undefined
   try {
-    const decode = async (scale: Scale) => {
-      const run = Bun.spawn([djpegPath, "-scale", scale, "-outfile", "/dev/null", file], { stderr: "ignore" })
-      if ((await run.exited) !== 0) throw new Error(`djpeg -scale ${scale} failed`)
-    }
     const results: Array<number> = []
     for (const scale of scales) {
-      await decode(scale)
+      await timer.decode(scale)
       const samples: Array<number> = []
-      for (let i = 0; i < repeats; i++) {
-        const started = performance.now()
-        await decode(scale)
-        samples.push(performance.now() - started)
-      }
+      for (let i = 0; i < repeats; i++) samples.push(await timer.decode(scale))
       results.push(percentile(samples, 50))
     }
     return results
   } finally {
-    await rm(dir, { recursive: true, force: true })
+    await timer.close()
   }
 }
