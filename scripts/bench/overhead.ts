@@ -10,14 +10,16 @@
  * the same with 5 MB of text), and the transport floor (the same uploads to a handler that only
  * reads the body, in a server on the service's runtime settings).
  *
- * Each server is first brought to a steady state (`warmUp`: 1,500 small requests, 300 with
- * `--quick`), then each phase starts with 3 more requests of its own kind.
+ * The servers run side by side. Each is first brought to a steady state (`warmUp`: 1,500 small
+ * requests, 300 with `--quick`); then, image by image, each server's requests in sequence (3 more
+ * of the kind first, not counted), the transport floor's, and the 16-client runs, these in turns
+ * (`inTurns`), after a run of 16 on each server not counted.
  *
  *   bun scripts/bench/overhead.ts [--quick]
  */
 import { startFakeOpenAi } from "./lib/fakeOpenAi.ts"
 import { allImages, type BenchImage, type ImageKind } from "./lib/images.ts"
-import { post, type Run, runClients, type Sample, uploadOf, warmUp } from "./lib/load.ts"
+import { post, type Run, runClients, type Sample, type Upload, uploadOf, warmUp } from "./lib/load.ts"
 import { djpegTimer, djpegVersion, scaleFor } from "./lib/djpeg.ts"
 import { figure, footer, header, quick } from "./lib/report.ts"
 import { bytes, mean, ms, percentile, ratio, statusSummary, table } from "./lib/stats.ts"
@@ -27,10 +29,11 @@ import { cpuPerRequest, threadCpuOf } from "./lib/threadCpu.ts"
 deadline(quick ? 8 * 60_000 : 25 * 60_000, "overhead bench")
 
 const clients = 16
-/** Sequential requests per image, and requests of the 16-client run, per image. */
+/** Sequential requests per image, and requests of each of the `rounds` 16-client runs, per image. */
 const counts: Record<ImageKind, { readonly sequential: number; readonly concurrent: number }> = quick
   ? { jpeg12mp: { sequential: 10, concurrent: 32 }, png10mb: { sequential: 10, concurrent: 32 }, webpSmall: { sequential: 20, concurrent: 64 }, gifAnimated: { sequential: 20, concurrent: 64 } }
   : { jpeg12mp: { sequential: 60, concurrent: 96 }, png10mb: { sequential: 40, concurrent: 64 }, webpSmall: { sequential: 200, concurrent: 320 }, gifAnimated: { sequential: 200, concurrent: 320 } }
+const rounds = quick ? 2 : 3
 const fixedCount = quick ? 20 : 100
 /** No new request starts after this long in one phase. */
 const phaseMs = 120_000
@@ -57,12 +60,8 @@ const results = new Map<TargetName, Map<ImageKind, Figures>>()
 const fixed = new Map<TargetName, Map<string, ReadonlyArray<Sample>>>()
 const floor = new Map<ImageKind, ReadonlyArray<Sample>>()
 
-// The floor of a 12-MP request: libjpeg-turbo's djpeg at the scale the service decodes at, timed in
-// turns with the service's requests, a block of each, so that both are measured on the machine as
-// it is then: this machine's speed drifted by a fifth from one server's phase to the next (libvips'
-// own CPU a request, docs/BENCHMARKS.md, "2026-11-27 evening"). In blocks, not one decode after
-// each request: a decode in between cost the service's next request 2.7 ms (p50 of 60, scratch).
-const floorBlock = 10
+// The floor of a 12-MP request: libjpeg-turbo's djpeg at the scale the service decodes at, a block
+// of decodes after each block of each service's requests (`sequence` below).
 const jpeg = images.find((image) => image.kind === "jpeg12mp")
 const scale = jpeg === undefined ? "1/2" : scaleFor(jpeg.width, jpeg.height, 1000)
 const djpeg = jpeg === undefined ? undefined : await djpegTimer(jpeg.bytes)
@@ -75,57 +74,106 @@ const getTokens = async (target: Target): Promise<Sample> => {
   return { status: response.status, ms: performance.now() - started }
 }
 
-const sequence = async (n: number, send: () => Promise<Sample>) => {
-  for (let i = 0; i < warmUpPerPhase; i++) await send()
-  return (await runClients(1, n, phaseMs, send)).samples
-}
-
-for (const name of targetNames) {
-  const target = await startTarget(name, model.baseUrl)
-  const byImage = new Map<ImageKind, Figures>()
-  const costs = new Map<string, ReadonlyArray<Sample>>()
-  try {
-    await warmUp(target, quick)
-    if (name !== "baseline") costs.set("GET /api/tokens (key check)", await sequence(fixedCount, () => getTokens(target)))
-    for (const { label, upload } of fixedUploads) costs.set(label, await sequence(fixedCount, () => post(target, upload)))
-    for (const image of images) {
-      const upload = uploadOf(image.bytes)
-      const send = () => post(target, upload)
-      const decodes: Array<number> = []
-      let sent = 0
-      const sendThenDecode = async () => {
-        const sample = await send()
-        if (djpeg !== undefined && ++sent % floorBlock === 0) {
-          for (let i = 0; i < floorBlock; i++) decodes.push(await djpeg.decode(scale))
-        }
-        return sample
-      }
-      const timesFloor = image.kind === "jpeg12mp" && name !== "baseline"
-      const sequential = await sequence(counts[image.kind].sequential, timesFloor ? sendThenDecode : send)
-      if (timesFloor) djpegBeside.set(name, decodes)
-      const before = threadCpuOf(target.pid)
-      const concurrent = await runClients(clients, counts[image.kind].concurrent, phaseMs, send)
-      byImage.set(image.kind, { sequential, concurrent, cpu: cpuPerRequest(before, threadCpuOf(target.pid), concurrent.samples.length) })
-      console.error(`${name} ${image.label}: p50 ${ms(percentile(sequential.map((s) => s.ms), 50))}`)
-    }
-  } finally {
-    await target.stop()
+/**
+ * Each key's turn once a round, the order rotated a place each round so that none always runs
+ * after the same one. The servers' 16-client runs are taken in turns rather than one server after
+ * the other, so that a throughput and the baseline's it is compared with are measured on the
+ * machine as it was then: this machine's speed drifted by a fifth from one server's phase to the
+ * next, minutes apart (docs/BENCHMARKS.md, "2026-11-27 evening"), and its throughput ratios with
+ * it (small WebP 1.20x the baseline one after the other, 1.5x to 1.7x in turns). Requests in
+ * sequence are not taken in turns: between two blocks of one server the others' ran for seconds,
+ * longer than the servers keep freed memory (`runtimeEnv`), so each block would start by faulting
+ * it in again (the transport floor's p50 was 7.4 ms in blocks of ten, 4.8 ms back to back in the
+ * next run; 2.9 ms in the last full run).
+ */
+const inTurns = async <K>(keys: ReadonlyArray<K>, rounds: number, each: (key: K) => Promise<void>) => {
+  for (let round = 0; round < rounds; round++) {
+    for (let i = 0; i < keys.length; i++) await each(keys[(round + i) % keys.length]!)
   }
-  results.set(name, byImage)
-  fixed.set(name, costs)
 }
 
+/** Requests between two blocks of the floor's decodes. */
+const block = 10
+
+/**
+ * `n` requests, one at a time, after `warmUpPerPhase` not counted; `afterBlock` runs after each
+ * `block` of them (the floor's decodes: in blocks, not one after each request, because a decode in
+ * between cost the service's next request 2.7 ms, p50 of 60, scratch).
+ */
+const sequence = async (n: number, send: () => Promise<Sample>, afterBlock: () => Promise<void> = async () => {}) => {
+  for (let i = 0; i < warmUpPerPhase; i++) await send()
+  const samples: Array<Sample> = []
+  while (samples.length < n) {
+    samples.push(...(await runClients(1, Math.min(block, n - samples.length), phaseMs, send)).samples)
+    await afterBlock()
+  }
+  return samples
+}
+
+/**
+ * `rounds` runs of `n` requests from `clients` clients against each target, in turns, after one
+ * run of `clients` requests not counted: the first run of an image's path, its answers charged,
+ * compiles code the small warm-up requests never reach. The rounds' samples, wall times and
+ * CPU are added up.
+ */
+const concurrently = async (targets: ReadonlyArray<Target>, upload: Upload, n: number) => {
+  const send = (target: Target) => () => post(target, upload)
+  for (const target of targets) await runClients(clients, clients, phaseMs, send(target))
+  const totals = new Map(targets.map((target) => [target.name, { samples: [] as Array<Sample>, wallMs: 0, cut: false, cpu: new Map<string, number>() }]))
+  await inTurns(targets, rounds, async (target) => {
+    const total = totals.get(target.name)!
+    const before = threadCpuOf(target.pid)
+    const run = await runClients(clients, n, phaseMs, send(target))
+    for (const [group, ms] of threadCpuOf(target.pid)) total.cpu.set(group, (total.cpu.get(group) ?? 0) + ms - (before.get(group) ?? 0))
+    total.samples.push(...run.samples)
+    total.wallMs += run.wallMs
+    total.cut ||= run.cut
+  })
+  return new Map([...totals].map(([name, { cpu, ...run }]) => [name, { run: run satisfies Run, cpu: cpuPerRequest(new Map(), cpu, run.samples.length) }]))
+}
+
+const targets: Array<Target> = []
 // The transport floor: the same uploads to a handler that only reads the body (the baseline's
 // `/null`), in a server on the service's runtime settings. On Bun's defaults, as the baseline runs,
 // its allocator's page faults came with it: p50 3.4 ms, p75 17 ms, and a p50 of 17.2 ms in one run.
-const floorServer = await startBaseline(model.baseUrl, "service")
+let floorServer: Target | undefined
 try {
+  for (const name of targetNames) targets.push(await startTarget(name, model.baseUrl))
+  floorServer = await startBaseline(model.baseUrl, "service")
+  for (const target of targets) await warmUp(target, quick)
+
+  for (const target of targets) {
+    const costs = new Map<string, ReadonlyArray<Sample>>()
+    if (target.name !== "baseline") costs.set("GET /api/tokens (key check)", await sequence(fixedCount, () => getTokens(target)))
+    for (const { label, upload } of fixedUploads) costs.set(label, await sequence(fixedCount, () => post(target, upload)))
+    fixed.set(target.name, costs)
+  }
+
   for (const image of images) {
     const upload = uploadOf(image.bytes)
-    floor.set(image.kind, await sequence(counts[image.kind].sequential, () => post(floorServer, upload, "/null")))
+    const sequential = new Map<TargetName, ReadonlyArray<Sample>>()
+    for (const target of targets) {
+      const decodes: Array<number> = []
+      const timesFloor = image.kind === "jpeg12mp" && target.name !== "baseline" && djpeg !== undefined
+      const decodeBlock = async () => {
+        for (let i = 0; timesFloor && i < block; i++) decodes.push(await djpeg.decode(scale))
+      }
+      sequential.set(target.name, await sequence(counts[image.kind].sequential, () => post(target, upload), decodeBlock))
+      if (timesFloor) djpegBeside.set(target.name, decodes)
+    }
+    floor.set(image.kind, await sequence(counts[image.kind].sequential, () => post(floorServer!, upload, "/null")))
+    const concurrent = await concurrently(targets, upload, counts[image.kind].concurrent)
+    for (const target of targets) {
+      const byImage = results.get(target.name) ?? new Map<ImageKind, Figures>()
+      const { run, cpu } = concurrent.get(target.name)!
+      byImage.set(image.kind, { sequential: sequential.get(target.name) ?? [], concurrent: run, cpu })
+      results.set(target.name, byImage)
+    }
+    console.error(`${image.label}: p50 ${targets.map((target) => `${target.name} ${ms(percentile((sequential.get(target.name) ?? []).map((s) => s.ms), 50))}`).join(", ")}`)
   }
 } finally {
-  await floorServer.stop()
+  for (const target of targets) await target.stop()
+  await floorServer?.stop()
 }
 await model.stop()
 await djpeg?.close()
@@ -208,7 +256,7 @@ const djpegP50 = (name: TargetName) => {
   const decodes = djpegBeside.get(name) ?? []
   return decodes.length === 0 ? Number.NaN : percentile(decodes, 50)
 }
-console.log(`djpeg (${djpegVersion()}) -scale ${scale} on the 12-MP JPEG, ${floorBlock} after every ${floorBlock} 12-MP requests, p50: ${
+console.log(`djpeg (${djpegVersion()}) -scale ${scale} on the 12-MP JPEG, ${block} after every ${block} 12-MP requests of each service, p50: ${
   services.map((name) => `${ms(djpegP50(name))} beside ${name}`).join(", ")}\n`)
 for (const name of services) {
   const jpegP50 = p(figures(name, "jpeg12mp")?.sequential, 50)
