@@ -24,7 +24,7 @@ import { djpegTimer, djpegVersion, scaleFor } from "./lib/djpeg.ts"
 import { figure, footer, header, quick } from "./lib/report.ts"
 import { bytes, mean, ms, percentile, ratio, statusSummary, table } from "./lib/stats.ts"
 import { deadline, startBaseline, startTarget, type Target, type TargetName, targetNames } from "./lib/targets.ts"
-import { cpuPerRequest, threadCpuOf } from "./lib/threadCpu.ts"
+import { cpuBetween, cpuPerRequest, threadCpuOf } from "./lib/threadCpu.ts"
 
 deadline(quick ? 8 * 60_000 : 25 * 60_000, "overhead bench")
 
@@ -35,7 +35,7 @@ const counts: Record<ImageKind, { readonly sequential: number; readonly concurre
   : { jpeg12mp: { sequential: 60, concurrent: 96 }, png10mb: { sequential: 40, concurrent: 64 }, webpSmall: { sequential: 200, concurrent: 320 }, gifAnimated: { sequential: 200, concurrent: 320 } }
 const rounds = quick ? 2 : 3
 const fixedCount = quick ? 20 : 100
-/** No new request starts after this long in one phase. */
+/** No new request starts after this long in one run of `runClients` (a block in sequence, a 16-client round). */
 const phaseMs = 120_000
 const warmUpPerPhase = 3
 
@@ -112,9 +112,9 @@ const sequence = async (n: number, send: () => Promise<Sample>, afterBlock: () =
 
 /**
  * `rounds` runs of `n` requests from `clients` clients against each target, in turns, after one
- * run of `clients` requests not counted: the first run of an image's path, its answers charged,
- * compiles code the small warm-up requests never reach. The rounds' samples, wall times and
- * CPU are added up.
+ * run of `clients` requests not counted: the first 16-client run on a server opens the fifteen
+ * connections more that the clients keep, and takes its memory to 16 requests in flight, which no
+ * measured round should pay for. The rounds' samples, wall times and CPU are added up.
  */
 const concurrently = async (targets: ReadonlyArray<Target>, upload: Upload, n: number) => {
   const send = (target: Target) => () => post(target, upload)
@@ -124,12 +124,12 @@ const concurrently = async (targets: ReadonlyArray<Target>, upload: Upload, n: n
     const total = totals.get(target.name)!
     const before = threadCpuOf(target.pid)
     const run = await runClients(clients, n, phaseMs, send(target))
-    for (const [group, ms] of threadCpuOf(target.pid)) total.cpu.set(group, (total.cpu.get(group) ?? 0) + ms - (before.get(group) ?? 0))
+    for (const [group, ms] of cpuBetween(before, threadCpuOf(target.pid))) total.cpu.set(group, (total.cpu.get(group) ?? 0) + ms)
     total.samples.push(...run.samples)
     total.wallMs += run.wallMs
     total.cut ||= run.cut
   })
-  return new Map([...totals].map(([name, { cpu, ...run }]) => [name, { run: run satisfies Run, cpu: cpuPerRequest(new Map(), cpu, run.samples.length) }]))
+  return new Map([...totals].map(([name, { cpu, ...run }]) => [name, { run: run satisfies Run, cpu: cpuPerRequest(cpu, run.samples.length) }]))
 }
 
 const targets: Array<Target> = []
@@ -172,11 +172,11 @@ try {
     console.error(`${image.label}: p50 ${targets.map((target) => `${target.name} ${ms(percentile((sequential.get(target.name) ?? []).map((s) => s.ms), 50))}`).join(", ")}`)
   }
 } finally {
-  for (const target of targets) await target.stop()
-  await floorServer?.stop()
+  // Each stopped whatever the others do: one that fails to stop leaves no other running.
+  const stops = await Promise.allSettled([...targets, ...(floorServer === undefined ? [] : [floorServer])].map((server) => server.stop()))
+  await Promise.allSettled([model.stop(), djpeg?.close()])
+  for (const stop of stops) if (stop.status === "rejected") console.error(`a server did not stop: ${String(stop.reason)}`)
 }
-await model.stop()
-await djpeg?.close()
 
 const latencies = (samples: ReadonlyArray<Sample>) => samples.filter((s) => s.status !== 0).map((s) => s.ms)
 const figures = (name: TargetName, kind: ImageKind): Figures | undefined => results.get(name)?.get(kind)

@@ -2,23 +2,26 @@
  * CPU time of a child process by thread, from `/proc/<pid>/task/<tid>/stat` (Linux): where a
  * request's work is done. The process's own thread is "JavaScript" (Bun runs the event loop
  * there); other threads are grouped by name without their number ("libvips worker", "Bun Pool",
- * "JITWorker", ...). Threads that ended between two reads are not counted.
+ * "JITWorker", ...). Each thread's time is the difference of its own two reads, then added to its
+ * group's: a thread that ended between two reads is not counted (its time since the first read is
+ * lost), and one that started between them counts in full.
  */
 import * as fs from "node:fs"
 
 /** Clock ticks per second of `stat`'s utime and stime (USER_HZ, 100 on Linux). */
 const ticksPerSecond = 100
 
-export type ThreadCpu = ReadonlyMap<string, number>
+/** Milliseconds of CPU so far of each thread, by thread id, with the thread's group. */
+export type ThreadCpu = ReadonlyMap<string, { readonly group: string; readonly ms: number }>
 
-/** Milliseconds of CPU so far, by thread group. */
+/** Milliseconds of CPU so far, by thread. */
 export const threadCpuOf = (pid: number): ThreadCpu => {
-  const byGroup = new Map<string, number>()
+  const byThread = new Map<string, { readonly group: string; readonly ms: number }>()
   let tids: Array<string> = []
   try {
     tids = fs.readdirSync(`/proc/${pid}/task`)
   } catch {
-    return byGroup
+    return byThread
   }
   for (const tid of tids) {
     let stat: string
@@ -31,15 +34,21 @@ export const threadCpuOf = (pid: number): ThreadCpu => {
     // Fields after the name: state is the first; utime and stime the 12th and 13th.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
     const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond
-    const group = tid === String(pid) ? "JavaScript" : name.replace(/\s*\d+$/, "")
-    byGroup.set(group, (byGroup.get(group) ?? 0) + ms)
+    byThread.set(tid, { group: tid === String(pid) ? "JavaScript" : name.replace(/\s*\d+$/, ""), ms })
   }
+  return byThread
+}
+
+/** CPU milliseconds between two reads, by thread group: each thread against its own first read. */
+export const cpuBetween = (before: ThreadCpu, after: ThreadCpu): Map<string, number> => {
+  const byGroup = new Map<string, number>()
+  for (const [tid, { group, ms }] of after) byGroup.set(group, (byGroup.get(group) ?? 0) + ms - (before.get(tid)?.ms ?? 0))
   return byGroup
 }
 
-/** CPU per request between two reads, by thread group, largest first; groups under 0.05 ms left out. */
-export const cpuPerRequest = (before: ThreadCpu, after: ThreadCpu, requests: number): ReadonlyArray<readonly [string, number]> =>
-  [...after]
-    .map(([group, ms]) => [group, (ms - (before.get(group) ?? 0)) / Math.max(requests, 1)] as const)
+/** CPU per request of `byGroup` (`cpuBetween`'s), largest first; groups under 0.05 ms left out. */
+export const cpuPerRequest = (byGroup: ReadonlyMap<string, number>, requests: number): ReadonlyArray<readonly [string, number]> =>
+  [...byGroup]
+    .map(([group, ms]) => [group, ms / Math.max(requests, 1)] as const)
     .filter(([, ms]) => ms >= 0.05)
     .sort((a, b) => b[1] - a[1])
