@@ -152,14 +152,18 @@ const spawnServer = async (
 ): Promise<Target> => {
   const port = await freePort()
   const logFile = path.join(dir, `${name}.log`)
+  // One descriptor for both streams: each given the file on its own, the child wrote them from two
+  // offsets, and its errors overwrote its log.
+  const log = fs.openSync(logFile, "a")
   const child = Bun.spawn({
     cmd: [bun, ...args],
     cwd: root,
     env: { ...baseEnv, ...(name === "baseline" ? {} : runtimeEnv), ...env, PORT: String(port), HOST: "127.0.0.1" },
     stdin: "ignore",
-    stdout: Bun.file(logFile),
-    stderr: Bun.file(logFile)
+    stdout: log,
+    stderr: log
   })
+  fs.closeSync(log)
   children.add(child)
   const url = `http://127.0.0.1:${port}`
   try {
