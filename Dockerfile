@@ -22,12 +22,12 @@ FROM oven/bun:1-slim
 WORKDIR /app
 # Requests in flight get 8 s after SIGTERM: inside `docker stop`'s default 10 s before SIGKILL
 # (compose.yaml gives 30 s and sets 25 s). The runtime settings `npm start` sets (README, "Runtime
-# settings"): four worker threads, 2,048 outgoing requests at once, a heap sized for 256 MiB,
+# settings"): four worker threads, 2,048 outgoing requests at once, a heap sized for 512 MiB,
 # freed memory kept a second for the next upload.
 ENV NODE_ENV=production \
     UV_THREADPOOL_SIZE=4 \
     BUN_CONFIG_MAX_HTTP_REQUESTS=2048 \
-    BUN_JSC_forceRAMSize=268435456 \
+    BUN_JSC_forceRAMSize=536870912 \
     MIMALLOC_PURGE_DELAY=1000 \
     PORT=3000 \
     HOST=0.0.0.0 \

@@ -27,7 +27,7 @@ describe("runtime settings", () => {
     Effect.gen(function* () {
       const names = Object.keys(yield* summaryOf({}))
       expect(names).toEqual(["UV_THREADPOOL_SIZE", "BUN_CONFIG_MAX_HTTP_REQUESTS", "BUN_JSC_forceRAMSize", "MIMALLOC_PURGE_DELAY"])
-      const expected = { UV_THREADPOOL_SIZE: "4", BUN_CONFIG_MAX_HTTP_REQUESTS: "2048", BUN_JSC_forceRAMSize: "268435456", MIMALLOC_PURGE_DELAY: "1000" }
+      const expected = { UV_THREADPOOL_SIZE: "4", BUN_CONFIG_MAX_HTTP_REQUESTS: "2048", BUN_JSC_forceRAMSize: "536870912", MIMALLOC_PURGE_DELAY: "1000" }
       expect(Object.fromEntries(names.map((name) => [name, startDefaults[name]]))).toEqual(expected)
       expect(Object.fromEntries(names.map((name) => [name, imageDefaults[name]]))).toEqual(expected)
     }))
