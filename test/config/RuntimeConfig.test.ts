@@ -6,13 +6,13 @@ import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect } from "effect"
 import * as fs from "node:fs"
 import { runtimeConfig, runtimeSummary } from "../../src/config/RuntimeConfig.ts"
+import { startDefaultsOf } from "../../scripts/startDefaults.ts"
 
 const root = new URL("../../", import.meta.url)
 const startScript: string = JSON.parse(fs.readFileSync(new URL("package.json", root), "utf8")).scripts.start
 const dockerfile = fs.readFileSync(new URL("Dockerfile", root), "utf8")
 
-/** `NAME=${NAME:-value}` in the start script. */
-const startDefaults = Object.fromEntries([...startScript.matchAll(/(\w+)=\$\{\1:-([^}]*)\}/g)].map(([, name, value]) => [name, value]))
+const startDefaults = startDefaultsOf(startScript)
 
 /** `NAME=value` in the image's ENV instruction. */
 const imageDefaults = Object.fromEntries(

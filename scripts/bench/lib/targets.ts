@@ -11,6 +11,7 @@ import * as net from "node:net"
 import * as path from "node:path"
 import { startedWith } from "./loadGenerator.ts"
 import { projectRoot, source } from "./source.ts"
+import { startDefaultsOf } from "../../startDefaults.ts"
 
 const root = source.root
 
@@ -97,7 +98,7 @@ const baseEnv = {
 const packageJson = [path.join(root, "package.json"), path.join(projectRoot, "package.json")].find((file) => fs.existsSync(file))
 const startScript: unknown = packageJson === undefined ? undefined : JSON.parse(fs.readFileSync(packageJson, "utf8")).scripts?.start
 const startDefaults: Readonly<Record<string, string>> = Object.fromEntries(
-  [...String(startScript ?? "").matchAll(/(\w+)=\$\{\1:-([^}]*)\}/g)].map(([, name, value]) => [name!, startedWith[name!] ?? value!])
+  Object.entries(startDefaultsOf(String(startScript ?? ""))).map(([name, value]) => [name, startedWith[name] ?? value])
 )
 
 /**
