@@ -15,6 +15,9 @@
  * of 32 uploads of 10 MB each left about 150 MiB more resident than the one before. So once no
  * upload has been held for a second, the budget asks for one collection (docs/BENCHMARKS.md,
  * figure 2). A steady stream of requests never leaves that second, so it never pays for one.
+ * The collection runs beside the requests: one that stopped the process while it marked held every
+ * request 94 to 131 ms when 1,000 were waiting on the model (docs/BENCHMARKS.md, "the collection
+ * that stopped every request").
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -115,9 +118,12 @@ export const make = (bytes: number, collect: Effect.Effect<void>, perOwner: numb
   })
 
 export class UploadBudget extends Context.Tag("UploadBudget")<UploadBudget, UploadBudgetShape>() {
-  /** `UPLOAD_MEMORY_MB`; collects with Bun's garbage collector. */
+  /**
+   * `UPLOAD_MEMORY_MB`; collects with Bun's garbage collector, concurrently (`Bun.gc(false)`: the
+   * marking runs on the collector's threads, the request thread pauses only briefly).
+   */
   static readonly layer: Layer.Layer<UploadBudget, never, AppConfig> = Layer.scoped(
     UploadBudget,
-    Effect.flatMap(AppConfig, ({ uploadMemory }) => make(uploadMemory, Effect.sync(() => Bun.gc(true))))
+    Effect.flatMap(AppConfig, ({ uploadMemory }) => make(uploadMemory, Effect.sync(() => Bun.gc(false))))
   )
 }
