@@ -5,6 +5,7 @@ import * as Layer from "effect/Layer"
 import { AppLive } from "./app.ts"
 import * as Settings from "./config/Settings.ts"
 import { LoggingLive } from "./logging.ts"
+import { timeSliced } from "./scheduler.ts"
 import { TracingLive } from "./tracing.ts"
 
 Layer.launch(AppLive).pipe(
@@ -17,5 +18,7 @@ Layer.launch(AppLive).pipe(
     Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("the service could not start", cause)
   ),
   Effect.provide(LoggingLive),
+  // Every fiber of the service, requests' included: after 10 ms of work the sockets are read.
+  Effect.withScheduler(timeSliced(10)),
   BunRuntime.runMain({ disablePrettyLogger: true, disableErrorReporting: true })
 )
