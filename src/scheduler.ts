@@ -2,7 +2,7 @@
  * The scheduler the service's fibers run on. Effect's default runs a fiber's next steps as
  * microtasks, so what many fibers resume at once (the answers to many statements read in one turn
  * of the event loop) ran as one task, during which no socket was read: with 1,000 describes in
- * flight on PostgreSQL, `/healthz` waited 60 to 100 ms behind them (docs/BENCHMARKS.md, "fibers
+ * flight on PostgreSQL, `/healthz` waited 40 to 60 ms behind them (docs/BENCHMARKS.md, "fibers
  * take turns with the sockets"). This one runs them the same way until the thread has worked
  * `sliceMs` in this turn of the loop; what comes after waits for the loop's next turn, after the
  * sockets are read, in the order it was put off, and gets a slice of that turn of its own.
