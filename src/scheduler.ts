@@ -18,17 +18,19 @@ export const timeSliced = (sliceMs: number): Scheduler.Scheduler => {
     endPending = false
     sliceStart = undefined
   }
+  /** Begins a slice at `now`, and gives `now` back. */
   const startSlice = (now: number) => {
     sliceStart = now
-    if (endPending) return
-    endPending = true
-    // `setImmediate` runs once the loop has polled its sockets: work after it is a new slice.
-    setImmediate(endSlice)
+    if (!endPending) {
+      endPending = true
+      // `setImmediate` runs once the loop has polled its sockets: work after it is a new slice.
+      setImmediate(endSlice)
+    }
+    return now
   }
   const sliceSpent = () => {
     const now = performance.now()
-    if (sliceStart === undefined) startSlice(now)
-    return now - (sliceStart ?? now) >= sliceMs
+    return now - (sliceStart ?? startSlice(now)) >= sliceMs
   }
 
   /** Drains put off to the loop's next turn, in the order they were put off. */
