@@ -11,6 +11,7 @@ import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
@@ -18,21 +19,20 @@ import * as Stream from "effect/Stream"
 /** Short: a kept-alive connection nobody uses costs a file descriptor, and a slow client holds one. */
 export const idleTimeoutSeconds = 10
 
-/** What this module needs of the `Bun.Server` behind a request. */
-type Timeouts = Pick<Bun.Server<undefined>, "timeout">
-
-const hasTimeouts = (server: unknown): server is Timeouts =>
-  typeof server === "object" && server !== null && typeof Reflect.get(server, "timeout") === "function"
-
 /**
- * @effect/platform-bun keeps the `Bun.Server` of each request in its private `bunServer` field and
- * offers no other way to it; without one (another platform), there is no idle timer to set.
+ * Sets the idle timer of a request's connection: the `Bun.Server`'s `timeout`, which the server
+ * (./bunServer.ts) gives its requests; where there is no socket (a request made in a test), there
+ * is no timer to set.
  */
+export class IdleTimer extends Context.Reference<IdleTimer>()("IdleTimer", {
+  defaultValue: (): (request: Request, seconds: number) => void => () => {}
+}) {}
+
 const setIdleTimeout = (request: HttpServerRequest.HttpServerRequest, seconds: number) =>
-  Effect.sync(() => {
-    const server: unknown = Reflect.get(request, "bunServer")
-    if (hasTimeouts(server) && request.source instanceof Request) server.timeout(request.source, seconds)
-  })
+  Effect.flatMap(IdleTimer, (setTimer) =>
+    Effect.sync(() => {
+      if (request.source instanceof Request) setTimer(request.source, seconds)
+    }))
 
 /** Runs `work` with no idle timer on the request's connection, and restores the timer as it ends. */
 export const withoutIdleTimeout = (request: HttpServerRequest.HttpServerRequest) =>

@@ -5,13 +5,13 @@
  */
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpServer from "@effect/platform/HttpServer"
-import * as BunHttpServer from "@effect/platform-bun/BunHttpServer"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { AppConfig } from "../config/AppConfig.ts"
+import * as BunServer from "./bunServer.ts"
 import * as DataDirLock from "../db/DataDirLock.ts"
 import { randomToken } from "../services/secrets.ts"
 import { OperatorToken } from "./routes/admin.ts"
@@ -19,7 +19,6 @@ import { Drain, DrainOnShutdown, trackInFlight } from "./drain.ts"
 import { closeAfterUnreadBody, idleTimeoutSeconds } from "./connections.ts"
 import { requestLog } from "./requestLog.ts"
 import { router } from "./router.ts"
-import { inTurn } from "./turnstile.ts"
 
 /**
  * The requests that get no server span. Dashboard URLs carry one-time tokens (invitations, the Try
@@ -31,7 +30,7 @@ export const untracedRequest = (tracing: boolean) => (request: { readonly url: s
   !tracing || request.url.startsWith("/dashboard")
 
 /** The routes with one log line per request; tests serve exactly this. */
-export const serveRoutes = HttpServer.serve(router, (app) => inTurn(requestLog(trackInFlight(closeAfterUnreadBody(app))))).pipe(
+export const serveRoutes = HttpServer.serve(router, (app) => requestLog(trackInFlight(closeAfterUnreadBody(app)))).pipe(
   // Built after the server: on shutdown it waits for requests in flight before the server stops them.
   (serve) => Layer.provideMerge(DrainOnShutdown, serve),
   Layer.provide(Drain.layer),
@@ -75,7 +74,7 @@ export const ServerLive = Layer.unwrapEffect(
     serveRoutes.pipe(
       HttpServer.withLogAddress,
       Layer.provideMerge(OperatorAccess),
-      Layer.provide(BunHttpServer.layer({ port: config.port, hostname: config.host, ...serveOptions }))
+      Layer.provide(BunServer.layer({ port: config.port, hostname: config.host, ...serveOptions }))
     )
   )
 )

@@ -1,47 +1,60 @@
 /**
- * Requests that arrive together take their first steps a few at a time, each few in a turn of the
- * event loop of its own. Bun calls the handler of every request it has read in one turn of its
- * loop, and each describe ran its first steps there (routing, the key's signature, the first
- * statement's setup): 1,000 arriving at once held the loop some 0.4 s, during which no socket was
- * read, `/healthz` included (docs/BENCHMARKS.md, "1,000 requests at once").
+ * Requests that arrive together start a few at a time, each few in a turn of the event loop of its
+ * own. Bun calls the handler of every request it has read in one turn of its loop; a request's fiber
+ * started there runs its first steps at once (the platform's runtime, routing, the key's signature,
+ * the first statement's setup), and 1,000 arriving at once held the loop some 0.4 s, during which
+ * no socket was read, `/healthz` included (docs/BENCHMARKS.md, "1,000 requests at once"). The
+ * server (./bunServer.ts) puts each request in line before its fiber exists, so what Bun's turn
+ * holds is a queue entry per request.
  */
-import type * as HttpApp from "@effect/platform/HttpApp"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as Effect from "effect/Effect"
 
 /** Requests let through per turn of the event loop. */
-const perTurn = 8
+export const requestsPerTurn = 8
 
-const waiting: Array<() => void> = []
-let scheduled = false
-
-const letThrough = () => {
-  scheduled = false
-  for (const go of waiting.splice(0, perTurn)) go()
-  if (waiting.length > 0) schedule()
+export interface Turnstile {
+  /**
+   * `go` runs in a later turn of the event loop, after those that entered before it; the function
+   * returned takes it out of the line, if it has not run yet (a client that went away).
+   */
+  readonly enter: (go: () => void) => () => void
 }
 
-const schedule = () => {
-  if (scheduled) return
-  scheduled = true
-  // After the loop has polled its sockets: what arrived meanwhile is read before the next few go.
-  setImmediate(letThrough)
-}
+export const makeTurnstile = (perTurn: number = requestsPerTurn): Turnstile => {
+  const waiting = new Set<() => void>()
+  let scheduled = false
 
-/** Waits for this request's turn; a request that goes away while waiting leaves the line. */
-export const awaitTurn: Effect.Effect<void> = Effect.async<void>((resume) => {
-  const go = () => resume(Effect.void)
-  waiting.push(go)
-  schedule()
-  return Effect.sync(() => {
-    const at = waiting.indexOf(go)
-    if (at >= 0) waiting.splice(at, 1)
-  })
-})
+  const letThrough = () => {
+    scheduled = false
+    // Taken out first: what the few start, and any entry made meanwhile, waits for the next turn.
+    const few: Array<() => void> = []
+    for (const go of waiting) {
+      if (few.length === perTurn) break
+      few.push(go)
+    }
+    for (const go of few) waiting.delete(go)
+    if (waiting.size > 0) schedule()
+    for (const go of few) go()
+  }
+
+  const schedule = () => {
+    if (scheduled) return
+    scheduled = true
+    // After the loop has polled its sockets: what arrived meanwhile is read before the next few go.
+    setImmediate(letThrough)
+  }
+
+  return {
+    enter: (go) => {
+      // A function of its own per entry, so that the same `go` entered twice is two entries.
+      const entry = () => go()
+      waiting.add(entry)
+      schedule()
+      return () => {
+        waiting.delete(entry)
+      }
+    }
+  }
+}
 
 /** What a load balancer or an orchestrator asks to know the process is alive: never held. */
-const isProbe = (url: string) => url === "/healthz" || url === "/readyz"
-
-/** Middleware: every request but the health probes waits for its turn before anything else. */
-export const inTurn = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => (isProbe(request.url) ? app : Effect.zipRight(awaitTurn, app)))
+export const isProbe = (path: string): boolean => path === "/healthz" || path === "/readyz"

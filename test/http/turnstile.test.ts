@@ -1,53 +1,52 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect, Fiber, Ref } from "effect"
-import { awaitTurn, inTurn } from "../../src/http/turnstile.ts"
+import { Effect } from "effect"
+import { isProbe, makeTurnstile, requestsPerTurn } from "../../src/http/turnstile.ts"
 
 /** One turn of the event loop: what the turnstile lets through between two of them. */
 const loopTurn = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
 
-const requestFor = (url: string) => HttpServerRequest.fromWeb(new Request(`http://localhost${url}`))
-
 describe("turnstile", () => {
   it.effect("requests that arrive together go a few per turn of the event loop, in the order they came", () =>
     Effect.gen(function* () {
-      const through = yield* Ref.make<ReadonlyArray<number>>([])
-      const fibers = yield* Effect.forEach(Array.from({ length: 20 }, (_, i) => i), (i) =>
-        Effect.fork(Effect.zipRight(awaitTurn, Ref.update(through, (seen) => [...seen, i]))))
-      yield* Effect.yieldNow()
-      expect(yield* Ref.get(through)).toStrictEqual([])
+      const turnstile = makeTurnstile()
+      const through: Array<number> = []
+      for (let i = 0; i < 20; i++) turnstile.enter(() => through.push(i))
+      expect(through).toStrictEqual([])
       yield* loopTurn
-      yield* Effect.yieldNow()
-      expect(yield* Ref.get(through)).toStrictEqual([0, 1, 2, 3, 4, 5, 6, 7])
-      yield* Fiber.joinAll(fibers)
-      expect(yield* Ref.get(through)).toStrictEqual(Array.from({ length: 20 }, (_, i) => i))
+      expect(through).toStrictEqual([0, 1, 2, 3, 4, 5, 6, 7])
+      yield* loopTurn
+      expect(through).toHaveLength(2 * requestsPerTurn)
+      yield* loopTurn
+      expect(through).toStrictEqual(Array.from({ length: 20 }, (_, i) => i))
     }))
 
   it.effect("a request that goes away while waiting leaves the line", () =>
     Effect.gen(function* () {
-      const through = yield* Ref.make(0)
-      const fibers = yield* Effect.forEach(Array.from({ length: 12 }, (_, i) => i), () =>
-        Effect.fork(Effect.zipRight(awaitTurn, Ref.update(through, (n) => n + 1))))
-      yield* Effect.yieldNow()
-      yield* Fiber.interruptAll(fibers.slice(0, 10))
-      yield* Fiber.joinAll(fibers.slice(10))
-      expect(yield* Ref.get(through)).toBe(2)
+      const turnstile = makeTurnstile()
+      let through = 0
+      const leaves = Array.from({ length: 12 }, () => turnstile.enter(() => through++))
+      for (const leave of leaves.slice(0, 10)) leave()
+      yield* loopTurn
+      yield* loopTurn
+      expect(through).toBe(2)
     }))
 
-  it.effect("health probes are never held; every other request waits its turn", () =>
+  it.effect("what enters while a few are let through waits for the next turn", () =>
     Effect.gen(function* () {
-      const app = inTurn(Effect.succeed(HttpServerResponse.text("ok")))
-      const waiting = yield* Effect.forEach(Array.from({ length: 40 }, (_, i) => i), () =>
-        Effect.fork(Effect.provideService(app, HttpServerRequest.HttpServerRequest, requestFor("/api/describe"))))
-      yield* Effect.yieldNow()
-      // Answered at once, ahead of the 40 requests in line.
-      for (const url of ["/healthz", "/readyz"]) {
-        const probe = yield* Effect.fork(Effect.provideService(app, HttpServerRequest.HttpServerRequest, requestFor(url)))
-        yield* Effect.yieldNow()
-        expect(probe.unsafePoll()?._tag).toBe("Success")
-      }
-      expect(waiting.filter((fiber) => fiber.unsafePoll() !== null)).toHaveLength(0)
-      yield* Fiber.joinAll(waiting)
+      const turnstile = makeTurnstile(2)
+      const through: Array<string> = []
+      turnstile.enter(() => {
+        through.push("first")
+        turnstile.enter(() => through.push("entered by the first"))
+      })
+      yield* loopTurn
+      expect(through).toStrictEqual(["first"])
+      yield* loopTurn
+      expect(through).toStrictEqual(["first", "entered by the first"])
     }))
+
+  it("the health probes, and only they, are never held", () => {
+    expect(["/healthz", "/readyz"].filter(isProbe)).toStrictEqual(["/healthz", "/readyz"])
+    expect(["/api/describe", "/healthz?verbose", "/healthz/", "/metrics"].filter(isProbe)).toStrictEqual([])
+  })
 })

@@ -1,7 +1,7 @@
 /** The real router on a real Bun socket (random port), with an `HttpClient` pointed at it. */
 import { FetchHttpClient, HttpClient, HttpClientRequest, HttpClientResponse, HttpServer } from "@effect/platform"
-import { BunHttpServer } from "@effect/platform-bun"
 import { Effect, Layer, Option, Redacted } from "effect"
+import * as BunServer from "../../src/http/bunServer.ts"
 import { OperatorToken } from "../../src/http/routes/admin.ts"
 import { serveOptions, serveRoutes } from "../../src/http/server.ts"
 
@@ -10,7 +10,7 @@ export const operatorToken = "operator-test-token"
 /** The production server options on a random port, and a client pointed at it. */
 const testServer = HttpServer.layerTestClient.pipe(
   Layer.provide(FetchHttpClient.layer.pipe(Layer.provide(Layer.succeed(FetchHttpClient.RequestInit, { keepalive: false })))),
-  Layer.provideMerge(BunHttpServer.layer({ port: 0, hostname: "127.0.0.1", ...serveOptions }))
+  Layer.provideMerge(BunServer.layer({ port: 0, hostname: "127.0.0.1", ...serveOptions }))
 )
 
 /** The app over `services`; the admin route takes `operator` (none: closed, as on PostgreSQL). */

@@ -125,10 +125,10 @@ export const freePort = (): Promise<number> =>
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /**
- * Polls until `/healthz` answers 200 (or the child exits, or 60 s pass). Not any answer: for a few
- * milliseconds after it starts listening, @effect/platform-bun's server answers every request
- * `404 not found` (its placeholder handler, until the routes are installed), and a bench that began
- * then counted those among the service's answers.
+ * Polls until `/healthz` answers 200 (or the child exits, or 60 s pass). Not any answer: the code
+ * of commits before 2026-11-28's `src/http/bunServer.ts` served on @effect/platform-bun's server,
+ * which for a few milliseconds after it starts listening answers every request `404 not found`
+ * (until the routes are installed), and a bench that began then counted those among its answers.
  */
 const waitReady = async (url: string, child: Bun.Subprocess, logFile: string): Promise<void> => {
   const until = Date.now() + 60_000

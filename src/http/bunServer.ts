@@ -1,0 +1,98 @@
+/**
+ * @effect/platform's `HttpServer` on `Bun.serve`, made here rather than taken from
+ * @effect/platform-bun for two things its server cannot do: hold a request back before the
+ * request's fiber exists (./turnstile.ts), and hold what arrives before the routes are installed
+ * rather than answer it `404`. Otherwise it serves as that one does: the app under
+ * `HttpApp.toHandled`, one fiber per request in the serving scope's `FiberSet`, interrupted when
+ * the client goes away, answered with `HttpServerResponse.toWeb`.
+ */
+import * as HttpApp from "@effect/platform/HttpApp"
+import type * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as BunHttpServer from "@effect/platform-bun/BunHttpServer"
+import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
+import * as FiberSet from "effect/FiberSet"
+import * as Layer from "effect/Layer"
+import { IdleTimer } from "./connections.ts"
+import { isProbe, makeTurnstile } from "./turnstile.ts"
+
+export interface ServeOptions {
+  readonly port: number
+  readonly hostname: string
+  readonly maxRequestBodySize: number
+  readonly idleTimeout: number
+}
+
+/** A request's path and query, as the router sees it (Bun's `url` is absolute). */
+const pathOf = (url: string) => {
+  const at = url.indexOf("/", url.indexOf("//") + 2)
+  return at === -1 ? "/" : url.slice(at)
+}
+
+const make = (options: ServeOptions) =>
+  Effect.gen(function* () {
+    // The port opens before the routes are installed (the server's address is known only then):
+    // what arrives in between waits for them.
+    let serving: ((request: Request) => Promise<Response>) | undefined
+    const early: Array<{ readonly request: Request; readonly resolve: (answer: Promise<Response>) => void }> = []
+    const server = Bun.serve({
+      ...options,
+      fetch: (request) => serving?.(request) ?? new Promise((resolve) => early.push({ request, resolve }))
+    })
+    yield* Effect.addFinalizer(() => Effect.sync(() => server.stop()))
+
+    const serve = (app: HttpApp.Default<unknown>, middleware?: HttpMiddleware.HttpMiddleware) =>
+      Effect.gen(function* () {
+        const runtime = yield* Effect.runtime<never>()
+        const runFork = yield* FiberSet.makeRuntime<never>().pipe(
+          Effect.provideService(IdleTimer, (request, seconds) => server.timeout(request, seconds))
+        )
+        // Keyed by Bun's request, which a request modified on its way (`modify`) keeps as its source.
+        const answers = new WeakMap<Request, (response: Response) => void>()
+        const handled = HttpApp.toHandled(app, (request, response) =>
+          Effect.sync(() => {
+            const answer = request.source instanceof Request ? answers.get(request.source) : undefined
+            answer?.(HttpServerResponse.toWeb(HttpApp.unsafeEjectStreamScope(response), {
+              withoutBody: request.method === "HEAD",
+              runtime
+            }))
+          }), middleware)
+        const turnstile = makeTurnstile()
+
+        const fetch = (request: Request) =>
+          new Promise<Response>((resolve) => {
+            answers.set(request, resolve)
+            const url = pathOf(request.url)
+            let fiber: Fiber.RuntimeFiber<void> | undefined
+            const start = () => {
+              const address = server.requestIP(request)?.address
+              const serverRequest = HttpServerRequest.fromWeb(request).modify(address === undefined ? { url } : { url, remoteAddress: address })
+              fiber = runFork(Effect.provideService(handled, HttpServerRequest.HttpServerRequest, serverRequest))
+            }
+            const leave = isProbe(url) ? undefined : turnstile.enter(start)
+            if (leave === undefined) start()
+            request.signal.addEventListener("abort", () => {
+              if (fiber === undefined) leave?.()
+              else fiber.unsafeInterruptAsFork(HttpServerError.clientAbortFiberId)
+            }, { once: true })
+          })
+
+        yield* Effect.acquireRelease(
+          Effect.sync(() => {
+            serving = fetch
+            for (const { request, resolve } of early.splice(0)) resolve(fetch(request))
+          }),
+          () => Effect.sync(() => (serving = undefined))
+        )
+      })
+
+    return HttpServer.make({ address: { _tag: "TcpAddress", port: server.port ?? options.port, hostname: server.hostname ?? options.hostname }, serve })
+  })
+
+/** The server, with what @effect/platform-bun gives the app beside it (its HTTP platform, ETags, file system). */
+export const layer = (options: ServeOptions): Layer.Layer<HttpServer.HttpServer | Layer.Layer.Success<typeof BunHttpServer.layerContext>> =>
+  Layer.merge(Layer.scoped(HttpServer.HttpServer, make(options)), BunHttpServer.layerContext)

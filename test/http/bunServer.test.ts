@@ -1,0 +1,99 @@
+/**
+ * The server on `Bun.serve` (src/http/bunServer.ts), on a real socket: requests that arrive together
+ * start a few per turn of the event loop, the health probes are not held, a client that goes away
+ * interrupts its request, each request is seen as the platform's server showed it (path and
+ * query, peer address, HEAD without a body), and what arrives before the routes waits for them.
+ */
+import { expect, layer } from "@effect/vitest"
+import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Deferred, Effect, Layer, Option } from "effect"
+import * as BunServer from "../../src/http/bunServer.ts"
+import { serveOptions } from "../../src/http/server.ts"
+import { requestsPerTurn } from "../../src/http/turnstile.ts"
+
+/** Turns of the event loop, counted from the test's start: one per turn while the test runs. */
+const turns = { count: 0, running: true }
+const countTurns = () => {
+  turns.count++
+  if (turns.running) setImmediate(countTurns)
+}
+
+/** The turn in which each `/work` request's fiber began. */
+const startedIn: Array<number> = []
+const interrupted = Effect.runSync(Deferred.make<void>())
+
+const app = HttpRouter.empty.pipe(
+  HttpRouter.get("/work", Effect.sync(() => startedIn.push(turns.count)).pipe(Effect.as(HttpServerResponse.text("done")))),
+  // How many `/work` requests had begun when the probe was answered.
+  HttpRouter.get("/healthz", Effect.sync(() => HttpServerResponse.text(`alive after ${startedIn.length}`))),
+  HttpRouter.get("/seen", Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
+    HttpServerResponse.unsafeJson({ url: request.url, method: request.method, peer: Option.getOrNull(request.remoteAddress) }))),
+  HttpRouter.get("/hang", Effect.never.pipe(Effect.onInterrupt(() => Deferred.succeed(interrupted, undefined))))
+)
+
+const server = HttpServer.serve(app).pipe(
+  Layer.provideMerge(BunServer.layer({ port: 0, hostname: "127.0.0.1", ...serveOptions }))
+)
+
+const urlOf = Effect.map(HttpServer.HttpServer, (s) => s.address._tag === "TcpAddress" ? `http://127.0.0.1:${s.address.port}` : "")
+
+layer(server, { excludeTestServices: true })("bunServer", (it) => {
+  it.effect("requests that arrive together start at most a few per turn of the event loop, and are all answered", () =>
+    Effect.gen(function* () {
+      const url = yield* urlOf
+      startedIn.length = 0
+      countTurns()
+      const answers = yield* Effect.promise(() =>
+        Promise.all(Array.from({ length: 200 }, () => fetch(`${url}/work`, { keepalive: false }).then(async (r) => `${r.status} ${await r.text()}`))))
+      turns.running = false
+      expect(new Set(answers)).toStrictEqual(new Set(["200 done"]))
+      const perTurn = new Map<number, number>()
+      for (const turn of startedIn) perTurn.set(turn, (perTurn.get(turn) ?? 0) + 1)
+      expect(startedIn).toHaveLength(200)
+      expect(Math.max(...perTurn.values())).toBeLessThanOrEqual(requestsPerTurn)
+    }))
+
+  it.effect("a health probe is answered ahead of the requests waiting in line", () =>
+    Effect.gen(function* () {
+      const url = yield* urlOf
+      startedIn.length = 0
+      // Sent with the 400 before it, it is read while most of them wait: they take 50 turns to begin.
+      const work = Array.from({ length: 400 }, () => fetch(`${url}/work`).then((r) => r.text()))
+      const probe = yield* Effect.promise(() => fetch(`${url}/healthz`).then(async (r) => ({ status: r.status, body: await r.text() })))
+      yield* Effect.promise(() => Promise.all(work))
+      expect(probe.status).toBe(200)
+      const begun = Number(probe.body.replace("alive after ", ""))
+      expect(begun).toBeLessThan(400)
+    }))
+
+  it.effect("the app sees the path and query, the method and the client's address; HEAD gets the headers only", () =>
+    Effect.gen(function* () {
+      const url = yield* urlOf
+      const seen = yield* Effect.promise(() => fetch(`${url}/seen?size=2`).then((r) => r.json()))
+      expect(seen).toStrictEqual({ url: "/seen?size=2", method: "GET", peer: "127.0.0.1" })
+      const head = yield* Effect.promise(() => fetch(`${url}/seen`, { method: "HEAD" }).then(async (r) => ({ status: r.status, type: r.headers.get("content-type"), body: await r.text() })))
+      expect(head).toStrictEqual({ status: 200, type: "application/json", body: "" })
+    }))
+
+  it.effect("a client that goes away interrupts its request", () =>
+    Effect.gen(function* () {
+      const url = yield* urlOf
+      const controller = new AbortController()
+      const hanging = fetch(`${url}/hang`, { signal: controller.signal }).catch(() => "aborted")
+      yield* Effect.sleep("200 millis")
+      controller.abort()
+      expect(yield* Effect.promise(() => hanging)).toBe("aborted")
+      yield* Deferred.await(interrupted).pipe(Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => "never interrupted" }))
+    }))
+})
+
+layer(BunServer.layer({ port: 0, hostname: "127.0.0.1", ...serveOptions }), { excludeTestServices: true })("bunServer, as it starts", (it) => {
+  it.effect("a request that arrives once the port is open, before the routes are installed, waits for them", () =>
+    Effect.gen(function* () {
+      const url = yield* urlOf
+      const early = fetch(`${url}/work`).then(async (r) => `${r.status} ${await r.text()}`)
+      yield* Effect.sleep("200 millis")
+      yield* HttpServer.serveEffect(app)
+      expect(yield* Effect.promise(() => early)).toBe("200 done")
+    }).pipe(Effect.scoped))
+})
