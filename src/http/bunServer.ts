@@ -27,7 +27,7 @@ export interface ServeOptions {
   readonly idleTimeout: number
 }
 
-/** A request's path and query, as the router sees it (Bun's `url` is absolute). */
+/** A request's path and query (Bun's `url` is absolute), to know a probe before its fiber starts. */
 const pathOf = (url: string) => {
   const at = url.indexOf("/", url.indexOf("//") + 2)
   return at === -1 ? "/" : url.slice(at)
@@ -66,14 +66,16 @@ const make = (options: ServeOptions) =>
         const fetch = (request: Request) =>
           new Promise<Response>((resolve) => {
             answers.set(request, resolve)
-            const url = pathOf(request.url)
+            const path = pathOf(request.url)
             let fiber: Fiber.RuntimeFiber<void> | undefined
             const start = () => {
+              // `fromWeb` takes the path from the URL as the router expects; Bun alone knows the peer.
               const address = server.requestIP(request)?.address
-              const serverRequest = HttpServerRequest.fromWeb(request).modify(address === undefined ? { url } : { url, remoteAddress: address })
+              const fromWeb = HttpServerRequest.fromWeb(request)
+              const serverRequest = address === undefined ? fromWeb : fromWeb.modify({ remoteAddress: address })
               fiber = runFork(Effect.provideService(handled, HttpServerRequest.HttpServerRequest, serverRequest))
             }
-            const leave = isProbe(url) ? undefined : turnstile.enter(start)
+            const leave = isProbe(path) ? undefined : turnstile.enter(start)
             if (leave === undefined) start()
             request.signal.addEventListener("abort", () => {
               if (fiber === undefined) leave?.()
