@@ -1,10 +1,12 @@
 /**
  * @effect/platform's `HttpServer` on `Bun.serve`, made here rather than taken from
- * @effect/platform-bun for two things its server cannot do: hold a request back before the
- * request's fiber exists (./turnstile.ts), and hold what arrives before the routes are installed
- * rather than answer it `404`. Otherwise it serves as that one does: the app under
- * `HttpApp.toHandled`, one fiber per request in the serving scope's `FiberSet`, interrupted when
- * the client goes away, answered with `HttpServerResponse.toWeb`.
+ * @effect/platform-bun for what its server cannot do: hold a request back before the request's
+ * fiber exists (./turnstile.ts); hold what arrives before the routes are installed rather than
+ * answer it `404`; and count every request it has taken until it is answered, those waiting in
+ * line included, so that a shutdown waits for them all (./drain.ts). Otherwise it serves as that
+ * one does: the app under `HttpApp.toHandled`, one fiber per request in the serving scope's
+ * `FiberSet`, interrupted when the client goes away, answered with `HttpServerResponse.toWeb`.
+ * Once the routes are withdrawn (the shutdown, past the drain) it takes no more connections.
  */
 import * as HttpApp from "@effect/platform/HttpApp"
 import type * as HttpMiddleware from "@effect/platform/HttpMiddleware"
@@ -13,6 +15,7 @@ import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as BunHttpServer from "@effect/platform-bun/BunHttpServer"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
@@ -27,6 +30,22 @@ export interface ServeOptions {
   readonly idleTimeout: number
 }
 
+/**
+ * How many requests the server has taken and not yet answered, nor seen their client give up:
+ * those waiting in line, running, or held until the routes are installed.
+ */
+export class Unanswered extends Context.Tag("Unanswered")<Unanswered, Effect.Effect<number>>() {}
+
+/**
+ * The answer, once the routes are withdrawn, to a request still waiting in line (the drain's
+ * deadline passed) or sent on a connection still open: retryable, elsewhere.
+ */
+const unavailable = () =>
+  Response.json({ error: "Service Unavailable" }, {
+    status: 503,
+    headers: { connection: "close", "retry-after": "1", "x-content-type-options": "nosniff" }
+  })
+
 /** A request's path and query (Bun's `url` is absolute), to know a probe before its fiber starts. */
 const pathOf = (url: string) => {
   const at = url.indexOf("/", url.indexOf("//") + 2)
@@ -39,9 +58,23 @@ const make = (options: ServeOptions) =>
     // what arrives in between waits for them.
     let serving: ((request: Request) => Promise<Response>) | undefined
     const early: Array<{ readonly request: Request; readonly resolve: (answer: Promise<Response>) => void }> = []
+    let unanswered = 0
     const server = Bun.serve({
       ...options,
-      fetch: (request) => serving?.(request) ?? new Promise((resolve) => early.push({ request, resolve }))
+      fetch: (request) => {
+        unanswered++
+        let open = true
+        const settle = () => {
+          if (open) unanswered--
+          open = false
+        }
+        request.signal.addEventListener("abort", settle, { once: true })
+        const answer = serving?.(request) ?? new Promise<Response>((resolve) => early.push({ request, resolve }))
+        return answer.then((response) => {
+          settle()
+          return response
+        })
+      }
     })
     yield* Effect.addFinalizer(() => Effect.sync(() => server.stop()))
 
@@ -62,6 +95,7 @@ const make = (options: ServeOptions) =>
             }))
           }), middleware)
         const turnstile = makeTurnstile()
+        let withdrawn = false
 
         const fetch = (request: Request) =>
           new Promise<Response>((resolve) => {
@@ -69,6 +103,7 @@ const make = (options: ServeOptions) =>
             const path = pathOf(request.url)
             let fiber: Fiber.RuntimeFiber<void> | undefined
             const start = () => {
+              if (withdrawn) return resolve(unavailable())
               // `fromWeb` takes the path from the URL as the router expects; Bun alone knows the peer.
               const address = server.requestIP(request)?.address
               const fromWeb = HttpServerRequest.fromWeb(request)
@@ -88,13 +123,23 @@ const make = (options: ServeOptions) =>
             serving = fetch
             for (const { request, resolve } of early.splice(0)) resolve(fetch(request))
           }),
-          () => Effect.sync(() => (serving = undefined))
+          // Before the serving scope's fibers are interrupted: the drain has waited for what was taken.
+          () =>
+            Effect.sync(() => {
+              withdrawn = true
+              serving = () => Promise.resolve(unavailable())
+              server.stop()
+              turnstile.flush()
+            })
         )
       })
 
-    return HttpServer.make({ address: { _tag: "TcpAddress", port: server.port ?? options.port, hostname: server.hostname ?? options.hostname }, serve })
+    const address: HttpServer.Address = { _tag: "TcpAddress", port: server.port ?? options.port, hostname: server.hostname ?? options.hostname }
+    return Context.make(HttpServer.HttpServer, HttpServer.make({ address, serve })).pipe(
+      Context.add(Unanswered, Effect.sync(() => unanswered))
+    )
   })
 
 /** The server, with what @effect/platform-bun gives the app beside it (its HTTP platform, ETags, file system). */
-export const layer = (options: ServeOptions): Layer.Layer<HttpServer.HttpServer | Layer.Layer.Success<typeof BunHttpServer.layerContext>> =>
-  Layer.merge(Layer.scoped(HttpServer.HttpServer, make(options)), BunHttpServer.layerContext)
+export const layer = (options: ServeOptions): Layer.Layer<HttpServer.HttpServer | Unanswered | Layer.Layer.Success<typeof BunHttpServer.layerContext>> =>
+  Layer.merge(Layer.scopedContext(make(options)), BunHttpServer.layerContext)

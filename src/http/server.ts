@@ -15,7 +15,7 @@ import * as DataDirLock from "../db/DataDirLock.ts"
 import { randomToken } from "../services/secrets.ts"
 import { OperatorToken } from "./routes/admin.ts"
 import * as BunServer from "./bunServer.ts"
-import { Drain, DrainOnShutdown, trackInFlight } from "./drain.ts"
+import { Drain, DrainOnShutdown } from "./drain.ts"
 import { closeAfterUnreadBody, idleTimeoutSeconds } from "./connections.ts"
 import { requestLog } from "./requestLog.ts"
 import { router } from "./router.ts"
@@ -30,7 +30,7 @@ export const untracedRequest = (tracing: boolean) => (request: { readonly url: s
   !tracing || request.url.startsWith("/dashboard")
 
 /** The routes with one log line per request; tests serve exactly this. */
-export const serveRoutes = HttpServer.serve(router, (app) => requestLog(trackInFlight(closeAfterUnreadBody(app)))).pipe(
+export const serveRoutes = HttpServer.serve(router, (app) => requestLog(closeAfterUnreadBody(app))).pipe(
   // Built after the server: on shutdown it waits for requests in flight before the server stops them.
   (serve) => Layer.provideMerge(DrainOnShutdown, serve),
   Layer.provide(Drain.layer),

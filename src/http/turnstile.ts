@@ -17,6 +17,8 @@ export interface Turnstile {
    * returned takes it out of the line, if it has not run yet (a client that went away).
    */
   readonly enter: (go: () => void) => () => void
+  /** Runs every entry still waiting, now and in order: the server is shutting down (./bunServer.ts). */
+  readonly flush: () => void
 }
 
 export const makeTurnstile = (perTurn: number = requestsPerTurn): Turnstile => {
@@ -52,6 +54,11 @@ export const makeTurnstile = (perTurn: number = requestsPerTurn): Turnstile => {
       return () => {
         waiting.delete(entry)
       }
+    },
+    flush: () => {
+      const all = [...waiting]
+      waiting.clear()
+      for (const go of all) go()
     }
   }
 }

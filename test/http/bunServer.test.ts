@@ -2,11 +2,13 @@
  * The server on `Bun.serve` (src/http/bunServer.ts), on a real socket: requests that arrive together
  * start a few per turn of the event loop, the health probes are not held, a client that goes away
  * interrupts its request, each request is seen as the platform's server showed it (path and
- * query, peer address, HEAD without a body), and what arrives before the routes waits for them.
+ * query, peer address, HEAD without a body), what arrives before the routes waits for them, every
+ * request taken counts as unanswered until it is answered (what a shutdown waits for), and once
+ * the routes are withdrawn what still waits in line is answered 503 and no connection is taken.
  */
 import { expect, layer } from "@effect/vitest"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Deferred, Effect, Layer, Option } from "effect"
+import { Deferred, Effect, Exit, Layer, Option, Schedule, Scope } from "effect"
 import * as BunServer from "../../src/http/bunServer.ts"
 import { serveOptions } from "../../src/http/server.ts"
 import { requestsPerTurn } from "../../src/http/turnstile.ts"
@@ -21,6 +23,8 @@ const countTurns = () => {
 /** The turn in which each `/work` request's fiber began. */
 const startedIn: Array<number> = []
 const interrupted = Effect.runSync(Deferred.make<void>())
+/** How many `/busy` requests have begun. */
+const busy = { begun: 0 }
 
 const app = HttpRouter.empty.pipe(
   HttpRouter.get("/work", Effect.sync(() => startedIn.push(turns.count)).pipe(Effect.as(HttpServerResponse.text("done")))),
@@ -28,7 +32,14 @@ const app = HttpRouter.empty.pipe(
   HttpRouter.get("/healthz", Effect.sync(() => HttpServerResponse.text(`alive after ${startedIn.length}`))),
   HttpRouter.get("/seen", Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
     HttpServerResponse.unsafeJson({ url: request.url, method: request.method, peer: Option.getOrNull(request.remoteAddress) }))),
-  HttpRouter.get("/hang", Effect.never.pipe(Effect.onInterrupt(() => Deferred.succeed(interrupted, undefined))))
+  HttpRouter.get("/hang", Effect.never.pipe(Effect.onInterrupt(() => Deferred.succeed(interrupted, undefined)))),
+  // Work that holds the thread, as a describe's first steps do: a turn lasts while it runs.
+  HttpRouter.get("/busy", Effect.sync(() => {
+    busy.begun++
+    const until = performance.now() + 5
+    while (performance.now() < until) { /* the thread is held */ }
+    return HttpServerResponse.text("done")
+  }))
 )
 
 const server = HttpServer.serve(app).pipe(
@@ -36,6 +47,23 @@ const server = HttpServer.serve(app).pipe(
 )
 
 const urlOf = Effect.map(HttpServer.HttpServer, (s) => s.address._tag === "TcpAddress" ? `http://127.0.0.1:${s.address.port}` : "")
+
+/** Polls, a turn of the event loop at a time, until `done` holds. */
+const until = (done: Effect.Effect<boolean>) =>
+  Effect.repeat(done, { until: (met) => met, schedule: Schedule.spaced("1 millis") }).pipe(
+    Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => "never" })
+  )
+
+/** `count` requests for `path`, each settled as `<status> <Connection header> <body>` or as the error that ended it. */
+const burst = (url: string, path: string, count: number) => {
+  let received = 0
+  const answers = Promise.all(Array.from({ length: count }, () =>
+    fetch(`${url}${path}`).then(
+      async (r) => `${r.status} ${r.headers.get("connection")} ${await r.text()}`,
+      (error: unknown) => `failed: ${String(error)}`
+    ).finally(() => received++)))
+  return { answers, received: () => received }
+}
 
 layer(server, { excludeTestServices: true })("bunServer", (it) => {
   it.effect("requests that arrive together start at most a few per turn of the event loop, and are all answered", () =>
@@ -75,6 +103,29 @@ layer(server, { excludeTestServices: true })("bunServer", (it) => {
       expect(head).toStrictEqual({ status: 200, type: "application/json", body: "" })
     }))
 
+  it.effect("a request counts as unanswered from when it is taken, waiting in line or running, until it is answered or its client goes away", () =>
+    Effect.gen(function* () {
+      const url = yield* urlOf
+      const unanswered = yield* BunServer.Unanswered
+      const requests = burst(url, "/busy", 200)
+      // The most seen at once: with at most a few running per turn, the rest are those in line.
+      let most = 0
+      yield* until(Effect.map(unanswered, (n) => {
+        most = Math.max(most, n)
+        return requests.received() === 200
+      }))
+      expect(new Set(yield* Effect.promise(() => requests.answers))).toStrictEqual(new Set(["200 null done"]))
+      expect(most).toBeGreaterThan(10 * requestsPerTurn)
+      yield* until(Effect.map(unanswered, (n) => n === 0))
+
+      const controller = new AbortController()
+      const hanging = fetch(`${url}/hang`, { signal: controller.signal }).catch(() => "aborted")
+      yield* until(Effect.map(unanswered, (n) => n === 1))
+      controller.abort()
+      expect(yield* Effect.promise(() => hanging)).toBe("aborted")
+      yield* until(Effect.map(unanswered, (n) => n === 0))
+    }))
+
   it.effect("a client that goes away interrupts its request", () =>
     Effect.gen(function* () {
       const url = yield* urlOf
@@ -96,4 +147,26 @@ layer(BunServer.layer({ port: 0, hostname: "127.0.0.1", ...serveOptions }), { ex
       yield* HttpServer.serveEffect(app)
       expect(yield* Effect.promise(() => early)).toBe("200 done")
     }).pipe(Effect.scoped))
+})
+
+layer(BunServer.layer({ port: 0, hostname: "127.0.0.1", ...serveOptions }), { excludeTestServices: true })("bunServer, as it shuts down", (it) => {
+  it.effect("once the routes are withdrawn, the requests still in line are answered 503 and closed, and no connection is taken", () =>
+    Effect.gen(function* () {
+      const url = yield* urlOf
+      const unanswered = yield* BunServer.Unanswered
+      const serving = yield* Scope.make()
+      yield* HttpServer.serveEffect(app).pipe(Scope.extend(serving))
+      busy.begun = 0
+      const requests = burst(url, "/busy", 200)
+      // Every request taken: begun (answered within its turn), or counted as unanswered; most still in line.
+      yield* until(Effect.map(unanswered, (n) => n + busy.begun >= 200))
+      yield* Scope.close(serving, Exit.void)
+      const answers = yield* Effect.promise(() => requests.answers)
+      const unavailable = `503 close ${JSON.stringify({ error: "Service Unavailable" })}`
+      expect(answers.filter((answer) => answer !== "200 null done" && answer !== unavailable)).toStrictEqual([])
+      expect(answers.filter((answer) => answer === unavailable).length).toBeGreaterThan(0)
+      expect(yield* unanswered).toBe(0)
+      const later = yield* Effect.promise(() => fetch(`${url}/busy`, { keepalive: false }).then((r) => r.status, (error: { code?: string }) => error.code))
+      expect(later).toBe("ECONNREFUSED")
+    }))
 })

@@ -45,6 +45,19 @@ describe("turnstile", () => {
       expect(through).toStrictEqual(["first", "entered by the first"])
     }))
 
+  it.effect("a flush runs every entry still waiting, at once and in order, and leaves the line empty", () =>
+    Effect.gen(function* () {
+      const turnstile = makeTurnstile()
+      const through: Array<number> = []
+      const leaves = Array.from({ length: 20 }, (_, i) => turnstile.enter(() => through.push(i)))
+      leaves[3]?.()
+      turnstile.flush()
+      const expected = Array.from({ length: 20 }, (_, i) => i).filter((i) => i !== 3)
+      expect(through).toStrictEqual(expected)
+      yield* loopTurn
+      expect(through).toStrictEqual(expected)
+    }))
+
   it("the health probes, and only they, are never held", () => {
     expect(["/healthz", "/readyz"].filter(isProbe)).toStrictEqual(["/healthz", "/readyz"])
     expect(["/api/describe", "/healthz?verbose", "/healthz/", "/metrics"].filter(isProbe)).toStrictEqual([])

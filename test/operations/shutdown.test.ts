@@ -73,6 +73,25 @@ describe("graceful shutdown on SIGTERM", () => {
       )
     }), timeout)
 
+  it.scopedLive("a burst taken just before SIGTERM, most of it still waiting in line, is answered whole before the process exits", () =>
+    Effect.gen(function* () {
+      const service = yield* startService({ DATA_DIR: yield* tempDataDir })
+      let received = 0
+      const requests = Array.from({ length: 200 }, () =>
+        fetch(`${service.url}/api/tokens`).then(
+          (response) => response.status,
+          (error: { code?: string }) => error.code ?? "failed"
+        ).finally(() => received++))
+      // Signalled as the first answers come back: every connection is open, most requests wait their turn.
+      yield* Effect.promise(() => Promise.race(requests))
+      const unansweredAtSignal = 200 - received
+      const ended = yield* service.stop("SIGTERM")
+      const statuses = yield* Effect.promise(() => Promise.all(requests))
+      expect(unansweredAtSignal).toBeGreaterThan(100)
+      expect(statuses.filter((status) => status !== 401)).toStrictEqual([])
+      expect(ended.exitCode).toBe(0)
+    }), timeout)
+
   it.scopedLive("past the deadline the request is stopped, answered 500 (retryable), and its credit released", () =>
     Effect.gen(function* () {
       const model = yield* fakeOpenAi([delayed(10_000, answerRequested)])
