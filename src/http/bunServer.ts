@@ -38,7 +38,7 @@ export class Unanswered extends Context.Tag("Unanswered")<Unanswered, Effect.Eff
 
 /**
  * The answer, once the routes are withdrawn, to a request still waiting in line (the drain's
- * deadline passed) or sent on a connection still open: retryable, elsewhere.
+ * deadline passed) or still arriving then (Bun closes the idle connections): retryable, elsewhere.
  */
 const unavailable = () =>
   Response.json({ error: "Service Unavailable" }, {

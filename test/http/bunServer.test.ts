@@ -4,11 +4,13 @@
  * interrupts its request, each request is seen as the platform's server showed it (path and
  * query, peer address, HEAD without a body), what arrives before the routes waits for them, every
  * request taken counts as unanswered until it is answered (what a shutdown waits for), and once
- * the routes are withdrawn what still waits in line is answered 503 and no connection is taken.
+ * the routes are withdrawn what still waits in line is answered 503, no connection is taken, and
+ * idle ones are closed.
  */
 import { expect, layer } from "@effect/vitest"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Deferred, Effect, Exit, Layer, Option, Schedule, Scope } from "effect"
+import * as net from "node:net"
 import * as BunServer from "../../src/http/bunServer.ts"
 import { serveOptions } from "../../src/http/server.ts"
 import { requestsPerTurn } from "../../src/http/turnstile.ts"
@@ -150,12 +152,18 @@ layer(BunServer.layer({ port: 0, hostname: "127.0.0.1", ...serveOptions }), { ex
 })
 
 layer(BunServer.layer({ port: 0, hostname: "127.0.0.1", ...serveOptions }), { excludeTestServices: true })("bunServer, as it shuts down", (it) => {
-  it.effect("once the routes are withdrawn, the requests still in line are answered 503 and closed, and no connection is taken", () =>
+  it.effect("once the routes are withdrawn, the requests still in line are answered 503 and closed, no connection is taken, and idle ones are closed", () =>
     Effect.gen(function* () {
       const url = yield* urlOf
       const unanswered = yield* BunServer.Unanswered
       const serving = yield* Scope.make()
       yield* HttpServer.serveEffect(app).pipe(Scope.extend(serving))
+      // A connection kept alive after its answer, idle when the routes are withdrawn.
+      const idle = net.connect(Number(new URL(url).port), "127.0.0.1")
+      const idleClosed = new Promise<void>((resolve) => idle.on("close", () => resolve()))
+      const firstAnswer = new Promise<string>((resolve) => idle.once("data", (data) => resolve(data.toString().split("\r\n")[0] ?? "")))
+      idle.write("GET /work HTTP/1.1\r\nHost: test\r\n\r\n")
+      expect(yield* Effect.promise(() => firstAnswer)).toBe("HTTP/1.1 200 OK")
       busy.begun = 0
       const requests = burst(url, "/busy", 200)
       // Every request taken: begun (answered within its turn), or counted as unanswered; most still in line.
@@ -168,5 +176,6 @@ layer(BunServer.layer({ port: 0, hostname: "127.0.0.1", ...serveOptions }), { ex
       expect(yield* unanswered).toBe(0)
       const later = yield* Effect.promise(() => fetch(`${url}/busy`, { keepalive: false }).then((r) => r.status, (error: { code?: string }) => error.code))
       expect(later).toBe("ECONNREFUSED")
+      yield* Effect.promise(() => idleClosed).pipe(Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => "the idle connection stayed open" }))
     }))
 })
