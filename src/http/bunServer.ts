@@ -121,7 +121,10 @@ const make = (options: ServeOptions) =>
         yield* Effect.acquireRelease(
           Effect.sync(() => {
             serving = fetch
-            for (const { request, resolve } of early.splice(0)) resolve(fetch(request))
+            // One whose client went away meanwhile is not run: nobody reads its answer.
+            for (const { request, resolve } of early.splice(0)) {
+              resolve(request.signal.aborted ? Promise.resolve(unavailable()) : fetch(request))
+            }
           }),
           // Before the serving scope's fibers are interrupted: the drain has waited for what was taken.
           () =>

@@ -141,13 +141,24 @@ layer(server, { excludeTestServices: true })("bunServer", (it) => {
 })
 
 layer(BunServer.layer({ port: 0, hostname: "127.0.0.1", ...serveOptions }), { excludeTestServices: true })("bunServer, as it starts", (it) => {
-  it.effect("a request that arrives once the port is open, before the routes are installed, waits for them", () =>
+  it.effect("a request that arrives once the port is open, before the routes are installed, waits for them; one whose client left meanwhile is not run", () =>
     Effect.gen(function* () {
       const url = yield* urlOf
+      const unanswered = yield* BunServer.Unanswered
+      startedIn.length = 0
       const early = fetch(`${url}/work`).then(async (r) => `${r.status} ${await r.text()}`)
-      yield* Effect.sleep("200 millis")
+      const controller = new AbortController()
+      const left = fetch(`${url}/work`, { signal: controller.signal }).catch(() => "aborted")
+      yield* until(Effect.map(unanswered, (n) => n === 2))
+      controller.abort()
+      expect(yield* Effect.promise(() => left)).toBe("aborted")
+      // The server has seen the client go.
+      yield* until(Effect.map(unanswered, (n) => n === 1))
       yield* HttpServer.serveEffect(app)
       expect(yield* Effect.promise(() => early)).toBe("200 done")
+      yield* Effect.sleep("100 millis")
+      expect(startedIn).toHaveLength(1)
+      expect(yield* unanswered).toBe(0)
     }).pipe(Effect.scoped))
 })
 
