@@ -56,6 +56,16 @@ const until = (done: Effect.Effect<boolean>) =>
     Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => "never" })
   )
 
+/** A request for `path` whose client goes away once `taken` is done (the server has it). */
+const goneAfter = <E>(url: string, path: string, taken: Effect.Effect<unknown, E>) =>
+  Effect.gen(function* () {
+    const controller = new AbortController()
+    const request = fetch(`${url}${path}`, { signal: controller.signal }).catch(() => "aborted")
+    yield* taken
+    controller.abort()
+    expect(yield* Effect.promise(() => request)).toBe("aborted")
+  })
+
 /** `count` requests for `path`, each settled as `<status> <Connection header> <body>` or as the error that ended it. */
 const burst = (url: string, path: string, count: number) => {
   let received = 0
@@ -120,22 +130,14 @@ layer(server, { excludeTestServices: true })("bunServer", (it) => {
       expect(most).toBeGreaterThan(10 * requestsPerTurn)
       yield* until(Effect.map(unanswered, (n) => n === 0))
 
-      const controller = new AbortController()
-      const hanging = fetch(`${url}/hang`, { signal: controller.signal }).catch(() => "aborted")
-      yield* until(Effect.map(unanswered, (n) => n === 1))
-      controller.abort()
-      expect(yield* Effect.promise(() => hanging)).toBe("aborted")
+      yield* goneAfter(url, "/hang", until(Effect.map(unanswered, (n) => n === 1)))
       yield* until(Effect.map(unanswered, (n) => n === 0))
     }))
 
   it.effect("a client that goes away interrupts its request", () =>
     Effect.gen(function* () {
       const url = yield* urlOf
-      const controller = new AbortController()
-      const hanging = fetch(`${url}/hang`, { signal: controller.signal }).catch(() => "aborted")
-      yield* Effect.sleep("200 millis")
-      controller.abort()
-      expect(yield* Effect.promise(() => hanging)).toBe("aborted")
+      yield* goneAfter(url, "/hang", Effect.sleep("200 millis"))
       yield* Deferred.await(interrupted).pipe(Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => "never interrupted" }))
     }))
 })
@@ -147,11 +149,7 @@ layer(BunServer.layer({ port: 0, hostname: "127.0.0.1", ...serveOptions }), { ex
       const unanswered = yield* BunServer.Unanswered
       startedIn.length = 0
       const early = fetch(`${url}/work`).then(async (r) => `${r.status} ${await r.text()}`)
-      const controller = new AbortController()
-      const left = fetch(`${url}/work`, { signal: controller.signal }).catch(() => "aborted")
-      yield* until(Effect.map(unanswered, (n) => n === 2))
-      controller.abort()
-      expect(yield* Effect.promise(() => left)).toBe("aborted")
+      yield* goneAfter(url, "/work", until(Effect.map(unanswered, (n) => n === 2)))
       // The server has seen the client go.
       yield* until(Effect.map(unanswered, (n) => n === 1))
       yield* HttpServer.serveEffect(app)
