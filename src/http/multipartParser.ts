@@ -2,12 +2,13 @@
  * A push parser for multipart/form-data (RFC 2046 §5.1.1, RFC 7578): `write` each chunk as it
  * arrives, then `end` gives the parts kept, or undefined when the body was not a complete,
  * well-framed form. Never throws; keeps at most each field's cap, one part's headers and a tail
- * shorter than the delimiter. Which fields are kept, and how much of each, is the caller's
- * (multipart.ts); the first part of each name is kept, any other part is only counted, except
- * that an empty part gives way to a later one of its name (an empty file input, then a real one).
+ * shorter than the delimiter. Lines end in CRLF, or all in a bare LF (partFraming.ts). Which
+ * fields are kept, and how much of each, is the caller's (multipart.ts); the first part of each
+ * name is kept, any other part is only counted, except that an empty part gives way to a later
+ * one of its name (an empty file input, then a real one).
  */
 import { CappedBytes } from "./cappedBytes.ts"
-import { DelimiterLine, HeaderBlock } from "./partFraming.ts"
+import { DelimiterLine, HeaderBlock, type Newline } from "./partFraming.ts"
 
 /**
  * A bound of our own (§8 sets none): a form beyond it is not one this API reads (NotMultipart).
@@ -16,12 +17,13 @@ import { DelimiterLine, HeaderBlock } from "./partFraming.ts"
 const maxParts = 64
 
 const CR = 13
+const LF = 10
 
 const encoder = new TextEncoder()
 
 /**
  * Where the parser is: before the first delimiter; right after a delimiter (`--` closes the form,
- * optional padding then CRLF opens a part); in a part's headers or content; after the closing
+ * optional padding then a newline opens a part); in a part's headers or content; after the closing
  * delimiter (the epilogue, ignored); or on a framing error, after which input is ignored.
  */
 type Phase = "preamble" | "afterDelimiter" | "headers" | "content" | "epilogue" | "broken"
@@ -31,7 +33,14 @@ type Phase = "preamble" | "afterDelimiter" | "headers" | "content" | "epilogue" 
  * advance; each step takes the chunk and a position and returns where to go on.
  */
 interface ParserState<F extends string> {
-  readonly delimiter: Uint8Array
+  readonly boundary: string
+  /**
+   * The newline, then `--` and the boundary. Before the first delimiter line has set the form's
+   * newline, a bare LF: a delimiter with CRLF holds one too.
+   */
+  delimiter: Uint8Array
+  /** The form's newline, once its first delimiter line has set it. */
+  newline: Newline | undefined
   readonly caps: Readonly<Record<F, number>>
   readonly contentLength: number | undefined
   /** The parts kept, by field name. */
@@ -59,6 +68,9 @@ const broken = <F extends string>(s: ParserState<F>): number => {
   return Number.MAX_SAFE_INTEGER
 }
 
+/** The delimiter's first byte: where one may begin. */
+const firstByte = <F extends string>(s: ParserState<F>): number => (s.newline === "\r\n" ? CR : LF)
+
 const delimiterAt = (delimiter: Uint8Array, data: Uint8Array, at: number, length: number): boolean => {
   for (let k = 0; k < length; k++) if (data[at + k] !== delimiter[k]) return false
   return true
@@ -82,8 +94,9 @@ const readContent = <F extends string>(s: ParserState<F>, data: Uint8Array, from
     endPart(s, data, from, at)
     return at + n
   }
-  let tail = data.indexOf(CR, Math.max(from, data.length - n + 1))
-  while (tail !== -1 && !delimiterAt(s.delimiter, data, tail, data.length - tail)) tail = data.indexOf(CR, tail + 1)
+  const first = firstByte(s)
+  let tail = data.indexOf(first, Math.max(from, data.length - n + 1))
+  while (tail !== -1 && !delimiterAt(s.delimiter, data, tail, data.length - tail)) tail = data.indexOf(first, tail + 1)
   const end = tail === -1 ? data.length : tail
   s.part?.push(data, from, end, false)
   s.carry = data.slice(end)
@@ -103,7 +116,7 @@ const readCarry = <F extends string>(s: ParserState<F>, chunk: Uint8Array): numb
   joined.set(chunk.subarray(0, n), tail.length)
   s.carry = new Uint8Array(0)
   for (let at = 0; at < tail.length; at++) {
-    if (joined[at] === CR && delimiterAt(s.delimiter, joined, at, n)) {
+    if (joined[at] === firstByte(s) && delimiterAt(s.delimiter, joined, at, n)) {
       endPart(s, joined, 0, at)
       return at + n - tail.length
     }
@@ -115,7 +128,7 @@ const readCarry = <F extends string>(s: ParserState<F>, chunk: Uint8Array): numb
 /** The rest of a delimiter's line: the end of the form, or a part's headers next. */
 const readAfterDelimiter = <F extends string>(s: ParserState<F>, data: Uint8Array, from: number): number => {
   for (let at = from; at < data.length; at++) {
-    const read = s.delimiterLine.push(data[at])
+    const read = s.delimiterLine.push(data[at], s.newline)
     if (read === "broken") return broken(s)
     if (read === "close") {
       s.phase = "epilogue"
@@ -123,6 +136,10 @@ const readAfterDelimiter = <F extends string>(s: ParserState<F>, data: Uint8Arra
     }
     if (read === "part") {
       if (++s.parts > maxParts) return broken(s)
+      if (s.newline === undefined) {
+        s.newline = s.delimiterLine.ending
+        s.delimiter = delimiterOf(s.newline, s.boundary)
+      }
       s.phase = "headers"
       s.header.clear()
       return at + 1
@@ -157,22 +174,26 @@ const openPart = <F extends string>(s: ParserState<F>): boolean => {
   return true
 }
 
+const delimiterOf = (newline: Newline, boundary: string) => encoder.encode(`${newline}--${boundary}`)
+
 /** `caps` names the fields kept and the bytes kept of each; `contentLength` is the body's, if announced. */
 export const makeFormParser = <F extends string>(
   boundary: string,
   contentLength: number | undefined,
   caps: Readonly<Record<F, number>>
 ) => {
-  const delimiter = encoder.encode(`\r\n--${boundary}`)
+  const delimiter = delimiterOf("\n", boundary)
   const s: ParserState<F> = {
+    boundary,
     delimiter,
+    newline: undefined,
     caps,
     contentLength,
     fields: new Map(),
     header: new HeaderBlock(),
     phase: "preamble",
-    // The first delimiter of the body has no CRLF before it: start as if one had been read.
-    carry: delimiter.subarray(0, 2),
+    // The first delimiter of the body has no newline before it: start as if one had been read.
+    carry: delimiter.subarray(0, 1),
     parts: 0,
     delimiterLine: new DelimiterLine(),
     part: undefined,
@@ -182,7 +203,7 @@ export const makeFormParser = <F extends string>(
     write(chunk: Uint8Array): void {
       if (s.phase === "epilogue" || s.phase === "broken") return
       let data = chunk
-      if (s.carry.length > 0 && chunk.length < delimiter.length) {
+      if (s.carry.length > 0 && chunk.length < s.delimiter.length) {
         data = new Uint8Array(s.carry.length + chunk.length)
         data.set(s.carry)
         data.set(chunk, s.carry.length)

@@ -17,19 +17,29 @@ const TAB = 9
  */
 const maxHeaderBytes = 16 * 1024
 
-/** The line after a delimiter: `--` closes the form; optional transport padding then CRLF opens a part. */
+/**
+ * How the form's lines end: CRLF (RFC 2046), or a bare LF, as a body written with PHP's `PHP_EOL`
+ * or `"\n"` has them. The first delimiter line decides, for the whole form, as in Go's
+ * mime/multipart ("a violation of the spec, but occurs in practice") and PHP's own form parser.
+ */
+export type Newline = "\r\n" | "\n"
+
+/** The line after a delimiter: `--` closes the form; optional transport padding then a newline opens a part. */
 export class DelimiterLine {
   private read: "start" | "padding" | "dash" | "cr" = "start"
   private padding = 0
+  /** The newline that ended the line, once it has. */
+  ending: Newline = "\r\n"
 
   clear(): void {
     this.read = "start"
     this.padding = 0
   }
 
-  push(byte: number | undefined): "more" | "close" | "part" | "broken" {
+  /** `newline` is the form's, once its first delimiter line has set it: a line ending otherwise is broken. */
+  push(byte: number | undefined, newline: Newline | undefined): "more" | "close" | "part" | "broken" {
     if (this.read === "dash") return byte === DASH ? "close" : "broken"
-    if (this.read === "cr") return byte === LF ? "part" : "broken"
+    if (this.read === "cr") return byte === LF ? this.end("\r\n", newline) : "broken"
     if (byte === DASH && this.read === "start") {
       this.read = "dash"
     } else if (byte === SPACE || byte === TAB) {
@@ -37,14 +47,22 @@ export class DelimiterLine {
       this.read = "padding"
     } else if (byte === CR) {
       this.read = "cr"
+    } else if (byte === LF) {
+      return this.end("\n", newline)
     } else {
       return "broken"
     }
     return "more"
   }
+
+  private end(ending: Newline, newline: Newline | undefined): "part" | "broken" {
+    this.ending = ending
+    return newline === undefined || newline === ending ? "part" : "broken"
+  }
 }
 
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true })
+const newlineInHeaders = /\r?\n/
 
 /**
  * A part's header block as far as it has arrived; one buffer, reused for every part. It starts
@@ -59,7 +77,10 @@ export class HeaderBlock {
     this.length = 0
   }
 
-  /** Adds a byte: `complete` at the empty line (CRLF at the start, or CRLFCRLF). */
+  /**
+   * Adds a byte: `complete` at the empty line. A header line ends at LF, a CR before it dropped,
+   * whatever the form's newline, as Go's textproto reads them.
+   */
   push(byte: number): "more" | "complete" | "overflow" {
     if (this.length === maxHeaderBytes) return "overflow"
     if (this.length === this.bytes.length) {
@@ -69,8 +90,10 @@ export class HeaderBlock {
     }
     const header = this.bytes
     header[this.length++] = byte
-    if (header[this.length - 1] === LF && header[this.length - 2] === CR) {
-      if (this.length === 2 || (header[this.length - 3] === LF && header[this.length - 4] === CR)) return "complete"
+    if (byte === LF) {
+      // Where the line just ended has its last byte: it is empty when that is the block's start or an LF.
+      const end = this.length - 1 - (this.length >= 2 && header[this.length - 2] === CR ? 1 : 0)
+      if (end === 0 || header[end - 1] === LF) return "complete"
     }
     return "more"
   }
@@ -83,7 +106,7 @@ export class HeaderBlock {
   part<F extends string>(caps: Readonly<Record<F, number>>): { readonly name: F | undefined; readonly charset: string | undefined } | false {
     let name: F | undefined
     let charset: string | undefined
-    for (const line of decoder.decode(this.bytes.subarray(0, this.length)).split("\r\n")) {
+    for (const line of decoder.decode(this.bytes.subarray(0, this.length)).split(newlineInHeaders)) {
       if (line === "") continue
       const colon = line.indexOf(":")
       if (colon <= 0) return false

@@ -1,6 +1,6 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, FastCheck as fc } from "effect"
-import { phpClient } from "../support/clientForms.ts"
+import { type HttpClientStyle, phpClient, phpEolClient } from "../support/clientForms.ts"
 import { pglite } from "../support/database.ts"
 import { customer, jpeg, serverPort } from "../support/describe.ts"
 import { requestHead, sendRaw } from "../support/rawHttp.ts"
@@ -8,9 +8,14 @@ import { serverWith } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
 
 /** What the ForVoyez WordPress plugin sends: the image, and a `data` field of its own (a JSON object). */
-const pluginDescribe = (token: string, boundary: string, fields: ReadonlyArray<{ readonly name: string; readonly data: string }> = []) =>
+const pluginDescribe = (
+  token: string,
+  boundary: string,
+  fields: ReadonlyArray<{ readonly name: string; readonly data: string }> = [],
+  client: HttpClientStyle = phpClient
+) =>
   Effect.gen(function* () {
-    const body = phpClient.body(boundary, [
+    const body = client.body(boundary, [
       { name: "image", filename: "photo.jpg", contentType: "image/jpeg", data: jpeg },
       { name: "data", data: JSON.stringify({ lang: "fr", schema: { title: "A title" }, post_id: 42 }) },
       ...fields
@@ -19,7 +24,7 @@ const pluginDescribe = (token: string, boundary: string, fields: ReadonlyArray<{
       port: yield* serverPort,
       head: requestHead("POST", "/api/describe", {
         authorization: `Bearer ${token}`,
-        "content-type": phpClient.contentType(boundary),
+        "content-type": client.contentType(boundary),
         "content-length": String(body.length)
       }),
       body: [body]
@@ -52,5 +57,16 @@ layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("POST /api/
         { name: "schema", data: '{"seoTitle":"A title for search engines"}' }
       ])
       expect(answer).toEqual({ status: 200, body: { seoTitle: "seoTitle value" } })
+    }))
+
+  it.effect("a body written with PHP_EOL, every line ending in a bare LF, is read as with CRLF: 200, one credit", () =>
+    Effect.gen(function* () {
+      const c = yield* customer(2)
+      const answer = yield* pluginDescribe(c.token, `${"-".repeat(13)}aZ09!@#$%^&*()bY18)(*&^%`, [
+        { name: "schema", data: '{"seoTitle":"A title for search engines"}' },
+        { name: "language", data: "fr" }
+      ], phpEolClient)
+      expect(answer).toEqual({ status: 200, body: { seoTitle: "seoTitle value" } })
+      expect(yield* c.balance).toBe(1)
     }))
 })

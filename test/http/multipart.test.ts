@@ -232,6 +232,39 @@ describe("parseFormWithinBodyLimit", () => {
       expect(yield* read(body, { cuts: everyByte(body) })).toEqual(form({ image: file("GIF89a") }))
     }))
 
+  describe("a body whose lines end in a bare LF (PHP_EOL), as Go's and PHP's own parsers take it", () => {
+    const lf = (body: string) => body.replaceAll("\r\n", "\n")
+    const image = 'Content-Disposition: form-data; name="image"; filename="a.gif"\r\nContent-Type: image/gif\r\n\r\nGIF89a'
+    const language = 'Content-Disposition: form-data; name="language"\r\n\r\nfr'
+
+    it.effect("is read as the same body with CRLF, preamble and epilogue included, in any chunking", () =>
+      Effect.gen(function* () {
+        const body = bytesOf(lf(`Preamble.\r\n--${B}\r\n${image}\r\n--${B} \t\r\n${language}\r\n--${B}--\r\nEpilogue.\r\n`))
+        expect(yield* read(body, { cuts: everyByte(body) })).toEqual(form({ image: file("GIF89a"), language: text("fr") }))
+      }))
+
+    it.effect("a CR in its content stays content: only LF then the boundary ends a part", () =>
+      Effect.gen(function* () {
+        const body = bytesOf(lf(`--${B}\r\n${image}`) + `\r--${B}\r\r\n\n--${B}--`)
+        expect(yield* read(body, { cuts: everyByte(body) })).toEqual(form({ image: file(`GIF89a\r--${B}\r\r\n`) }))
+      }))
+
+    it.effect("the first delimiter line sets the form's newline: a later one ending otherwise is NotMultipart", () =>
+      Effect.gen(function* () {
+        const bodies = [
+          `--${B}\n${lf(image)}\r\n--${B}\r\n${language}\r\n--${B}--`,
+          `--${B}\r\n${image}\r\n--${B}\n${language}\r\n--${B}--`
+        ]
+        for (const body of bodies) expect([body, yield* outcome(read(bytesOf(body)))]).toEqual([body, "NotMultipart"])
+      }))
+
+    it.effect("a part's header lines may end in a bare LF whatever the form's newline, as Go's textproto reads them", () =>
+      Effect.gen(function* () {
+        const body = bytesOf(`--${B}\r\nContent-Disposition: form-data; name="language"\nContent-Type: text/plain\r\n\nfr\r\n--${B}--`)
+        expect(yield* read(body, { cuts: everyByte(body) })).toEqual(form({ language: text("fr") }))
+      }))
+  })
+
   it.effect("a part without a form-data name is skipped", () =>
     Effect.gen(function* () {
       const body = concatBytes([

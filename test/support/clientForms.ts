@@ -26,11 +26,14 @@ const drawn = (prefix: string, alphabet: string, length: number, suffix = "") =>
 const disposition = (part: PartSpec) =>
   `Content-Disposition: form-data; name="${part.name}"${part.filename === undefined ? "" : `; filename="${part.filename}"`}`
 
-/** Each part: its delimiter line, the headers `headers` gives, a blank line, the data; then the close. */
-const framed = (headers: (part: PartSpec) => ReadonlyArray<string>, close: string) =>
+/**
+ * Each part: its delimiter line, the headers `headers` gives, a blank line, the data; then the
+ * close. Lines end in `newline`: CRLF, as RFC 2046 has them, unless the client writes otherwise.
+ */
+const framed = (headers: (part: PartSpec) => ReadonlyArray<string>, close: string, newline = "\r\n") =>
   (boundary: string, parts: ReadonlyArray<PartSpec>) =>
     concatBytes([
-      ...parts.flatMap((part) => [`--${boundary}\r\n`, ...headers(part).map((line) => `${line}\r\n`), "\r\n", part.data, "\r\n"]),
+      ...parts.flatMap((part) => [`--${boundary}${newline}`, ...headers(part).map((line) => `${line}${newline}`), newline, part.data, newline]),
       `--${boundary}--${close}`
     ])
 
@@ -46,14 +49,23 @@ const usual = framed((part) => [
  * PHP clients that write their own body (the ForVoyez WordPress plugin): 13 dashes and a random
  * password, unquoted; the body ends right after the closing delimiter.
  */
+const phpHeaders = (part: PartSpec) => [disposition(part), ...(part.contentType === undefined ? [] : [`Content-Type: ${part.contentType}`])]
+
 export const phpClient: HttpClientStyle = {
   name: "PHP (WordPress plugin)",
   boundary: drawn("-".repeat(13), wordPressPasswordCharacters, 24),
   contentType: plain,
-  body: framed((part) => [
-    disposition(part),
-    ...(part.contentType === undefined ? [] : [`Content-Type: ${part.contentType}`])
-  ], "")
+  body: framed(phpHeaders, "")
+}
+
+/**
+ * The same body written with `PHP_EOL` (or `"\n"`) on Linux: every line ends in a bare LF. PHP's own
+ * form parser and Go's take it, so it works against the plugin author's own server.
+ */
+export const phpEolClient: HttpClientStyle = {
+  ...phpClient,
+  name: "PHP with PHP_EOL",
+  body: framed(phpHeaders, "\n", "\n")
 }
 
 export const clientStyles: ReadonlyArray<HttpClientStyle> = [
@@ -78,5 +90,6 @@ export const clientStyles: ReadonlyArray<HttpClientStyle> = [
   // Bun's FormData (32 hex digits) and browsers (16 alphanumerics) after the same WebKit prefix.
   { name: "Bun FormData", boundary: drawn("----WebKitFormBoundary", hex, 32), contentType: plain, body: usual },
   { name: "browser", boundary: drawn("----WebKitFormBoundary", alphanumeric, 16), contentType: plain, body: usual },
-  phpClient
+  phpClient,
+  phpEolClient
 ]
