@@ -96,6 +96,8 @@ const make = (options: ServeOptions) =>
           }), middleware)
         const turnstile = makeTurnstile()
         let withdrawn = false
+        /** Requests in line answered `unavailable` as the routes were withdrawn. */
+        let turnedAway = 0
 
         const fetch = (request: Request) =>
           new Promise<Response>((resolve) => {
@@ -103,7 +105,10 @@ const make = (options: ServeOptions) =>
             const path = pathOf(request.url)
             let fiber: Fiber.RuntimeFiber<void> | undefined
             const start = () => {
-              if (withdrawn) return resolve(unavailable())
+              if (withdrawn) {
+                turnedAway++
+                return resolve(unavailable())
+              }
               // `fromWeb` takes the path from the URL as the router expects; Bun alone knows the peer.
               const address = server.requestIP(request)?.address
               const fromWeb = HttpServerRequest.fromWeb(request)
@@ -127,12 +132,16 @@ const make = (options: ServeOptions) =>
             }
           }),
           // Before the serving scope's fibers are interrupted: the drain has waited for what was taken.
+          // The answers are made here, without a fiber and so without a request log line: one line says how many.
           () =>
-            Effect.sync(() => {
+            Effect.suspend(() => {
               withdrawn = true
               serving = () => Promise.resolve(unavailable())
               server.stop()
               turnstile.flush()
+              return turnedAway === 0 ? Effect.void : Effect.logWarning("requests still waiting in line were answered 503 as the routes were withdrawn").pipe(
+                Effect.annotateLogs({ answered503: turnedAway })
+              )
             })
         )
       })

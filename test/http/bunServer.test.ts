@@ -9,7 +9,7 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Deferred, Effect, Exit, Layer, Option, Schedule, Scope } from "effect"
+import { Deferred, Effect, Exit, Layer, Logger, Option, Schedule, Scope } from "effect"
 import * as net from "node:net"
 import * as BunServer from "../../src/http/bunServer.ts"
 import { serveOptions } from "../../src/http/server.ts"
@@ -166,7 +166,13 @@ layer(BunServer.layer({ port: 0, hostname: "127.0.0.1", ...serveOptions }), { ex
       const url = yield* urlOf
       const unanswered = yield* BunServer.Unanswered
       const serving = yield* Scope.make()
-      yield* HttpServer.serveEffect(app).pipe(Scope.extend(serving))
+      // The release logs with the serving's logger.
+      const logged: Array<{ readonly level: string; readonly message: unknown; readonly annotations: unknown }> = []
+      yield* HttpServer.serveEffect(app).pipe(
+        Scope.extend(serving),
+        Effect.provide(Logger.replace(Logger.defaultLogger, Logger.make(({ annotations, logLevel, message }) =>
+          logged.push({ level: logLevel.label, message, annotations: Object.fromEntries(annotations) }))))
+      )
       // A connection kept alive after its answer, idle when the routes are withdrawn.
       const idle = net.connect(Number(new URL(url).port), "127.0.0.1")
       const idleClosed = new Promise<void>((resolve) => idle.on("close", () => resolve()))
@@ -181,7 +187,14 @@ layer(BunServer.layer({ port: 0, hostname: "127.0.0.1", ...serveOptions }), { ex
       const answers = yield* Effect.promise(() => requests.answers)
       const unavailable = `503 close ${JSON.stringify({ error: "Service Unavailable" })}`
       expect(answers.filter((answer) => answer !== "200 null done" && answer !== unavailable)).toStrictEqual([])
-      expect(answers.filter((answer) => answer === unavailable).length).toBeGreaterThan(0)
+      const turnedAway = answers.filter((answer) => answer === unavailable).length
+      expect(turnedAway).toBeGreaterThan(0)
+      // The 503s have no request log line: one line counts them.
+      expect(logged).toStrictEqual([{
+        level: "WARN",
+        message: ["requests still waiting in line were answered 503 as the routes were withdrawn"],
+        annotations: { answered503: turnedAway }
+      }])
       expect(yield* unanswered).toBe(0)
       const later = yield* Effect.promise(() => fetch(`${url}/busy`, { keepalive: false }).then((r) => r.status, (error: { code?: string }) => error.code))
       expect(later).toBe("ECONNREFUSED")
