@@ -141,7 +141,7 @@ const readAfterDelimiter = <F extends string>(s: ParserState<F>, data: Uint8Arra
         s.delimiter = delimiterOf(s.newline, s.boundary)
       }
       s.phase = "headers"
-      s.header.clear()
+      s.header.clear(s.newline)
       return at + 1
     }
   }

@@ -62,7 +62,8 @@ export class DelimiterLine {
 }
 
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true })
-const newlineInHeaders = /\r?\n/
+/** A line's end in an LF form's headers. */
+const lfLine = /\r?\n/
 
 /**
  * A part's header block as far as it has arrived; one buffer, reused for every part. It starts
@@ -72,15 +73,19 @@ const newlineInHeaders = /\r?\n/
 export class HeaderBlock {
   private bytes = new Uint8Array(512)
   private length = 0
-
-  clear(): void {
-    this.length = 0
-  }
+  private newline: Newline = "\r\n"
 
   /**
-   * Adds a byte: `complete` at the empty line. A header line ends at LF, a CR before it dropped,
-   * whatever the form's newline, as Go's textproto reads them.
+   * A new block, its lines ending in the form's newline. In a CRLF form a bare LF is no line end:
+   * clients that escape only `\\` and `"` (Go's writer, older curl) send a newline in a filename as it is.
+   * In an LF form a line ends at LF, a CR before it dropped, as Go's textproto reads one.
    */
+  clear(newline: Newline): void {
+    this.length = 0
+    this.newline = newline
+  }
+
+  /** Adds a byte: `complete` at the empty line. */
   push(byte: number): "more" | "complete" | "overflow" {
     if (this.length === maxHeaderBytes) return "overflow"
     if (this.length === this.bytes.length) {
@@ -90,12 +95,13 @@ export class HeaderBlock {
     }
     const header = this.bytes
     header[this.length++] = byte
-    if (byte === LF) {
-      // Where the line just ended has its last byte: it is empty when that is the block's start or an LF.
-      const end = this.length - 1 - (this.length >= 2 && header[this.length - 2] === CR ? 1 : 0)
-      if (end === 0 || header[end - 1] === LF) return "complete"
-    }
-    return "more"
+    if (byte !== LF) return "more"
+    // Where the line just ended has its last byte: it is empty when that is the block's start or the previous line's LF.
+    const afterCr = this.length >= 2 && header[this.length - 2] === CR
+    if (this.newline === "\r\n" && !afterCr) return "more"
+    const end = this.length - (afterCr ? 2 : 1)
+    const empty = this.newline === "\r\n" ? end === 0 || (header[end - 1] === LF && header[end - 2] === CR) : end === 0 || header[end - 1] === LF
+    return empty ? "complete" : "more"
   }
 
   /**
@@ -106,7 +112,7 @@ export class HeaderBlock {
   part<F extends string>(caps: Readonly<Record<F, number>>): { readonly name: F | undefined; readonly charset: string | undefined } | false {
     let name: F | undefined
     let charset: string | undefined
-    for (const line of decoder.decode(this.bytes.subarray(0, this.length)).split(newlineInHeaders)) {
+    for (const line of decoder.decode(this.bytes.subarray(0, this.length)).split(this.newline === "\r\n" ? "\r\n" : lfLine)) {
       if (line === "") continue
       const colon = line.indexOf(":")
       if (colon <= 0) return false

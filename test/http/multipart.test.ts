@@ -258,10 +258,18 @@ describe("parseFormWithinBodyLimit", () => {
         for (const body of bodies) expect([body, yield* outcome(read(bytesOf(body)))]).toEqual([body, "NotMultipart"])
       }))
 
-    it.effect("a part's header lines may end in a bare LF whatever the form's newline, as Go's textproto reads them", () =>
+    it.effect("its header lines may end in CRLF, the CR dropped, as Go's textproto reads them", () =>
       Effect.gen(function* () {
-        const body = bytesOf(`--${B}\r\nContent-Disposition: form-data; name="language"\nContent-Type: text/plain\r\n\nfr\r\n--${B}--`)
+        const body = bytesOf(`--${B}\nContent-Disposition: form-data; name="language"\r\nContent-Type: text/plain\n\r\nfr\n--${B}--`)
         expect(yield* read(body, { cuts: everyByte(body) })).toEqual(form({ language: text("fr") }))
+      }))
+
+    it.effect("in a CRLF form a bare LF in a header is no line end: a newline in a filename, as Go's writer and older curl send it", () =>
+      Effect.gen(function* () {
+        for (const filename of ["a\nb.jpg", "a\n\nb.jpg"]) {
+          const body = bytesOf(`--${B}\r\nContent-Disposition: form-data; name="image"; filename="${filename}"\r\nContent-Type: image/jpeg\r\n\r\nJPEGDATA\r\n--${B}--\r\n`)
+          expect([filename, yield* read(body, { cuts: everyByte(body) })]).toEqual([filename, form({ image: file("JPEGDATA") })])
+        }
       }))
   })
 
