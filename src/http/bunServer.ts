@@ -139,7 +139,8 @@ const make = (options: ServeOptions) =>
               serving = () => Promise.resolve(unavailable())
               server.stop()
               turnstile.flush()
-              return turnedAway === 0 ? Effect.void : Effect.logWarning("requests still waiting in line were answered 503 as the routes were withdrawn").pipe(
+              if (turnedAway === 0) return Effect.void
+              return Effect.logWarning("requests still waiting in line were answered 503 as the routes were withdrawn").pipe(
                 Effect.annotateLogs({ answered503: turnedAway })
               )
             })

@@ -115,8 +115,9 @@ const readCarry = <F extends string>(s: ParserState<F>, chunk: Uint8Array): numb
   joined.set(tail)
   joined.set(chunk.subarray(0, n), tail.length)
   s.carry = new Uint8Array(0)
+  const first = firstByte(s)
   for (let at = 0; at < tail.length; at++) {
-    if (joined[at] === firstByte(s) && delimiterAt(s.delimiter, joined, at, n)) {
+    if (joined[at] === first && delimiterAt(s.delimiter, joined, at, n)) {
       endPart(s, joined, 0, at)
       return at + n - tail.length
     }
