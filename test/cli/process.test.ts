@@ -268,7 +268,7 @@ describe("the service's describer as a process", () => {
       for (const env of [{ NODE_ENV: "production", DESCRIBER: "offline" }, {}]) {
         const service = yield* startService({ DATA_DIR: yield* tempDataDir, ...env })
         const ready = yield* Effect.promise(() => fetch(`${service.url}/readyz`).then((response) => response.json()))
-        expect(ready).toMatchObject({ describer: "offline" })
+        expect(ready).toMatchObject({ describer: "offline", disk: "ok" })
         const ended = yield* service.stop("SIGTERM")
         expect(occurrences(`${ended.stdout}${ended.stderr}`, offlineWarning)).toBe(1)
       }

@@ -1,6 +1,7 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer, Option, Ref } from "effect"
+import { DatabaseDisk, minimumFreeBytes } from "../../src/db/DatabaseDisk.ts"
 import { pglite, pgliteWith } from "../support/database.ts"
 import { customer, jpeg, postDescribe, serverPort } from "../support/describe.ts"
 import { metricsSpellings } from "../support/metricsPaths.ts"
@@ -20,7 +21,7 @@ layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("health and
       expect(yield* Effect.flatMap(get("/readyz"), seen)).toEqual({
         status: 200,
         contentType: "application/json",
-        body: { status: "ready", database: "ok", migrations: "applied", describer: "scripted", shuttingDown: false }
+        body: { status: "ready", database: "ok", migrations: "applied", disk: "not checked", describer: "scripted", shuttingDown: false }
       })
     }))
 
@@ -42,6 +43,24 @@ layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("health and
       expect(sample("image_bytes_in_total")).toBeGreaterThanOrEqual(jpeg.length)
       expect(text).toContain("# TYPE model_duration_seconds histogram")
       expect(text).toContain("# TYPE credit_reservations_open gauge")
+    }))
+})
+
+describe("/readyz on a full disk", () => {
+  it.live("says not ready while the embedded database's disk has less than one log segment free, and ready again once it has room", () =>
+    Effect.gen(function* () {
+      const free = yield* Ref.make(0)
+      const disk = Layer.succeed(DatabaseDisk, { freeBytes: Effect.map(Ref.get(free), Option.some) })
+      const readyz = Effect.flatMap(get("/readyz"), seen)
+      const body = (status: string, diskState: string) =>
+        ({ status, database: "ok", migrations: "applied", disk: diskState, describer: "scripted", shuttingDown: false })
+      yield* Effect.gen(function* () {
+        expect(yield* readyz).toEqual({ status: 503, contentType: "application/json", body: body("not ready", "full") })
+        yield* Ref.set(free, minimumFreeBytes - 1)
+        expect((yield* readyz).status).toBe(503)
+        yield* Ref.set(free, minimumFreeBytes)
+        expect(yield* readyz).toEqual({ status: 200, contentType: "application/json", body: body("ready", "ok") })
+      }).pipe(Effect.provide(serverWith(Layer.merge(servicesOn(pglite), disk))))
     }))
 })
 

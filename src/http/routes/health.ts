@@ -1,11 +1,13 @@
 /**
  * `/healthz`: the process answers. `/readyz`: it can serve (README, Operations: Health): the database answers,
- * every migration is applied, a describer is configured, and it is not shutting down.
+ * every migration is applied, the embedded database's disk has room, a describer is configured, and it
+ * is not shutting down.
  */
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
+import { DatabaseDisk, diskState } from "../../db/DatabaseDisk.ts"
 import { migrationCount } from "../../db/migrate.ts"
 import { Describer } from "../../services/Describer.ts"
 import { Drain } from "../drain.ts"
@@ -21,13 +23,16 @@ export const readyz = Effect.gen(function* () {
     Effect.timeout("2 seconds"),
     Effect.option
   )
+  const { freeBytes } = yield* DatabaseDisk
+  const disk = diskState(yield* freeBytes)
   const checks = {
     database: applied._tag === "Some" ? "ok" : "unreachable",
     migrations: applied._tag === "Some" && applied.value >= migrationCount ? "applied" : "pending",
+    disk,
     // The kind only: the endpoint's address and model are for the operator (start-up log).
     describer: describer.kind,
     shuttingDown: yield* Ref.get(draining)
   }
-  const ready = checks.database === "ok" && checks.migrations === "applied" && !checks.shuttingDown
+  const ready = checks.database === "ok" && checks.migrations === "applied" && disk !== "full" && !checks.shuttingDown
   return HttpServerResponse.unsafeJson({ status: ready ? "ready" : "not ready", ...checks }, { status: ready ? 200 : 503 })
 })
