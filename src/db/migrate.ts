@@ -17,6 +17,7 @@ import batchIdempotency from "./migrations/0011_batch_idempotency.ts"
 import batchTurns from "./migrations/0012_batch_turns.ts"
 import webhookPauses from "./migrations/0013_webhook_pauses.ts"
 import usageReplayed from "./migrations/0014_usage_replayed.ts"
+import webhookClaimIndexes from "./migrations/0015_webhook_claim_indexes.ts"
 
 const migrationFiles = {
   "0001_init": init,
@@ -32,7 +33,8 @@ const migrationFiles = {
   "0011_batch_idempotency": batchIdempotency,
   "0012_batch_turns": batchTurns,
   "0013_webhook_pauses": webhookPauses,
-  "0014_usage_replayed": usageReplayed
+  "0014_usage_replayed": usageReplayed,
+  "0015_webhook_claim_indexes": webhookClaimIndexes
 }
 const migrations = Migrator.fromRecord(migrationFiles)
 
