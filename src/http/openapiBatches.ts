@@ -23,7 +23,7 @@ export const createFailures: ReadonlyArray<Failure> = [
   { name: "ItemText", summary: "a text field of an item that is not a string (likewise keywords, context, language)", status: 400, message: "Bad Request, items[0].imageUrl must be a string" },
   { name: "ItemSchema", summary: "an item's schema neither JSON text nor an object", status: 400, message: "Bad Request, items[3].schema must be a string or an object" },
   { name: "Metadata", summary: "an item's metadata too large", status: 400, message: `Bad Request, items[0].metadata must be at most ${batchLimits.metadataBytes} bytes of JSON` },
-  { name: "Depth", summary: "an item's metadata or schema nested too deeply to read", status: 400, message: "Bad Request, items[0].metadata must be nested less deeply" },
+  { name: "Nesting", summary: "the body nested too deeply", status: 400, message: batchInputMessages.nesting },
   { name: "WebhookUrl", summary: "a webhookUrl that is not an http or https URL", status: 400, message: batchInputMessages.webhookUrl },
   { name: "ItemEvents", summary: "itemEvents not a boolean", status: 400, message: batchInputMessages.itemEvents },
   { name: "IdempotencyKeyInvalid", summary: "an Idempotency-Key that is not 1 to 255 printable characters", status: 400, message: describeChecks.IdempotencyKeyInvalid.message },
