@@ -13,6 +13,14 @@ import { AppConfig } from "../config/AppConfig.ts"
 import { MailConfig, mailSender } from "../config/MailConfig.ts"
 import { messageOf } from "./messageOf.ts"
 
+/**
+ * A failure's message as logged: nodemailer's, which names the step and the server's answer (never
+ * the SMTP password), with every e-mail address in it replaced, since a server refusing a
+ * recipient quotes it ("550 5.1.1 <carol@example.com>: Recipient address rejected"; found by
+ * review). README, Dashboard: a sending failure is logged without the address.
+ */
+export const withoutAddresses = (message: string) => message.replace(/[^\s<>"'(),;:[\]@]+@[^\s<>"'(),;:[\]@]+/g, "<address>")
+
 export class MailFailed extends Schema.TaggedError<MailFailed>()("MailFailed", { message: Schema.String }) {}
 
 export interface Mail {
@@ -40,8 +48,7 @@ export class Mailer extends Context.Tag("Mailer")<Mailer, {
       const send = (mail: Mail) =>
         Effect.tryPromise({
           try: () => transport.sendMail({ from, ...mail }),
-          // nodemailer's messages name the step and the server's answer, never the password.
-          catch: (error) => new MailFailed({ message: messageOf(error) })
+          catch: (error) => new MailFailed({ message: withoutAddresses(messageOf(error)) })
         }).pipe(Effect.asVoid, Effect.withSpan("Mailer.send"))
       return { enabled: true, send }
     })

@@ -1,6 +1,7 @@
 /**
  * A small SMTP server on loopback for the tests (RFC 5321 as far as nodemailer needs it: EHLO,
- * AUTH PLAIN, MAIL, RCPT, DATA, RSET, NOOP, QUIT), which keeps what it receives.
+ * AUTH PLAIN, MAIL, RCPT, DATA, RSET, NOOP, QUIT), which keeps what it receives and refuses the
+ * recipients named `refusedRecipient`.
  */
 import { createServer } from "node:net"
 import type { Socket } from "node:net"
@@ -27,6 +28,9 @@ export const bodyOf = (raw: string) => {
     ? body.replace(/=\r\n/g, "").replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
     : body
 }
+
+/** Recipients whose address starts with this are refused. */
+export const refusedRecipient = "refused-"
 
 export const startSmtp = () =>
   new Promise<{ readonly port: number; readonly received: Array<ReceivedMail>; readonly close: () => Promise<void> }>((resolve) => {
@@ -55,7 +59,10 @@ export const startSmtp = () =>
           return reply("250 OK")
         }
         if (verb === "RCPT") {
-          recipients.push(/<([^>]*)>/.exec(line)?.[1] ?? "")
+          const recipient = /<([^>]*)>/.exec(line)?.[1] ?? ""
+          // As Postfix refuses a mailbox it does not know, quoting it.
+          if (recipient.startsWith(refusedRecipient)) return reply(`550 5.1.1 <${recipient}>: Recipient address rejected: User unknown`)
+          recipients.push(recipient)
           return reply("250 OK")
         }
         if (verb === "DATA") {
