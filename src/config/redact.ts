@@ -2,16 +2,30 @@
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 
-/** Query parameters that carry a secret: node-postgres and libpq read a password from `?password=`. */
-const secretParameters = new Set(["password", "sslpassword", "pass", "token", "secret", "api_key", "apikey", "key"])
+/**
+ * Words that make a query parameter a secret, in its name lowercased without punctuation:
+ * `?password=` (node-postgres, libpq), `?access_token=`, `?api-key=`, `?X-Honeycomb-Team=`, a
+ * signature. Showing a harmless one as redacted costs less than printing a secret.
+ */
+const secretWords = ["pass", "pwd", "token", "secret", "key", "auth", "sig", "credential", "team", "session", "cookie"]
 
-/** A URL without its password, in the user part or in the query, to print. */
+const isSecretParameter = (name: string) => {
+  const word = name.toLowerCase().replace(/[^a-z0-9]/g, "")
+  return secretWords.some((secret) => word.includes(secret))
+}
+
+/**
+ * A URL without its secrets, to print: the password; on http(s), the user name when it comes alone
+ * (a token given as the user, `https://<token>@host`), where a database's or mail server's is a
+ * login worth showing; and query parameters named as secrets.
+ */
 export const redactUrl = (url: string) => {
   const parsed = URL.canParse(url) ? new URL(url) : undefined
   if (parsed === undefined) return "<redacted>"
   if (parsed.password !== "") parsed.password = "redacted"
+  else if (parsed.username !== "" && /^https?:$/.test(parsed.protocol)) parsed.username = "redacted"
   for (const name of [...parsed.searchParams.keys()]) {
-    if (secretParameters.has(name.toLowerCase())) parsed.searchParams.set(name, "redacted")
+    if (isSecretParameter(name)) parsed.searchParams.set(name, "redacted")
   }
   return parsed.toString()
 }

@@ -73,6 +73,21 @@ describe("the start-up summary", () => {
       })
     }))
 
+  it.effect("tokens in a URL's query under any name of a secret, or as the user name of an http(s) URL, are not shown", () =>
+    Effect.gen(function* () {
+      const all = yield* read({
+        ...secretVariables,
+        OTEL_EXPORTER_OTLP_ENDPOINT: "https://otel-user-token@otel.example.com/v1?api-key=q-secret-1&X-Honeycomb-Team=q-secret-2&region=eu",
+        SMTP_URL: "smtps://mailer@smtp.example.com:465/?access_token=q-secret-3"
+      })
+      const printed = JSON.stringify(summary(all))
+      for (const secret of ["otel-user-token", "q-secret-1", "q-secret-2", "q-secret-3"]) expect(printed).not.toContain(secret)
+      expect(entries(summary(all))).toMatchObject({
+        OTEL_EXPORTER_OTLP_ENDPOINT: "https://redacted@otel.example.com/v1?api-key=redacted&X-Honeycomb-Team=redacted&region=eu",
+        SMTP_URL: "smtps://mailer@smtp.example.com:465/?access_token=redacted"
+      })
+    }))
+
   it.effect("a password in the URL's query (node-postgres reads `?password=`) is not shown either", () =>
     Effect.gen(function* () {
       const all = yield* read({ ...secretVariables, DATABASE_URL: "postgres://app@db.example.com/images?password=qp-secret-555&sslmode=require" })
