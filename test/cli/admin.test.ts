@@ -55,6 +55,19 @@ for (const backend of backends) {
         })
       }))
 
+    it.effect("404 `Not found` to a request from elsewhere (through a proxy), even with the operator token; nothing runs", () =>
+      Effect.gen(function* () {
+        const accountId = yield* newAccount(3)
+        const grant = HttpClientRequest.bodyUnsafeJson({ _tag: "CreditsAdd", accountId, amount: 100 })
+        for (const proxy of [{ "x-forwarded-for": "203.0.113.7" }, { forwarded: "for=127.0.0.1" }]) {
+          expect(yield* post((request) => grant(HttpClientRequest.setHeaders(request, proxy)), `Bearer ${operatorToken}`))
+            .toEqual(error(404, "Not found"))
+        }
+        expect(yield* command({ _tag: "CreditsAdd", accountId, amount: 1 })).toEqual({
+          status: 200, contentType: json, body: { accountId, credits: 4 }
+        })
+      }))
+
     it.effect("400 for a body that is not an operator command", () =>
       Effect.gen(function* () {
         const accountId = yield* newAccount(3)

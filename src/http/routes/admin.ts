@@ -1,6 +1,8 @@
 /**
  * `POST /admin/commands`: the operator CLI's way into a running service that holds the embedded
- * database. Guarded by the operator token the service publishes in its data folder (0600).
+ * database. Guarded by the operator token the service publishes in its data folder (0600), and
+ * answered to this machine only (../localRequest.ts), where the CLI runs: from elsewhere it does
+ * not exist, whatever token is tried (found by review: it answered 401 on every interface).
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -14,6 +16,7 @@ import { AdminCommand, describeAdminError } from "../../cli/adminCommand.ts"
 import { runCommand } from "../../cli/commands.ts"
 import { readSmallBody } from "../connections.ts"
 import { errorResponse, failingWith } from "../errors.ts"
+import { isLocalRequest } from "../localRequest.ts"
 import { sameSecret } from "../sameSecret.ts"
 
 /** The token of the admin route; none when the route is closed (e.g. on PostgreSQL). */
@@ -28,11 +31,11 @@ class CommandCutOff extends Schema.TaggedError<CommandCutOff>()("CommandCutOff",
 export const admin = Effect.gen(function* () {
   const token = yield* OperatorToken
   const request = yield* HttpServerRequest.HttpServerRequest
-  if (Option.isNone(token)) return errorResponse(404, "Not found")
+  const { formTimeout, host } = yield* AppConfig
+  if (Option.isNone(token) || !isLocalRequest(request, host)) return errorResponse(404, "Not found")
   if (!sameSecret(request.headers.authorization ?? "", `Bearer ${Redacted.value(token.value)}`)) {
     return errorResponse(401, "Unauthorized")
   }
-  const { formTimeout } = yield* AppConfig
   const body = yield* readSmallBody(request, { maxBytes: maxCommandBytes, timeout: formTimeout }, () => new CommandCutOff())
   const command = yield* Schema.decodeUnknown(Schema.parseJson(AdminCommand))(new TextDecoder().decode(body))
   return yield* runCommand(command).pipe(
