@@ -9,7 +9,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Array as Arr, Effect, Fiber, Schedule } from "effect"
 import { postgresSkipReason, postgresUrl } from "../support/database.ts"
 import { customer, jpeg } from "../support/describe.ts"
-import { type Answer, bookOf, describeAt, inStore, postgresStore, tokensAt, waitFor } from "../support/liveService.ts"
+import { type Answer, bookOf, describeAt, inStore, postgresStore, readyzAt, tokensAt, waitFor } from "../support/liveService.ts"
 import { startService } from "../support/process.ts"
 import { serviceBehindProxy } from "../support/proxiedService.ts"
 
@@ -79,12 +79,18 @@ if (postgresUrl) {
         yield* proxy.blackhole
         const during = yield* Effect.all([
           describeAt(service.url, steady.token, { image: jpeg }, "10 seconds"),
-          tokensAt(service.url, steady.token, "10 seconds")
-        ], { concurrency: 2, mode: "either" })
+          tokensAt(service.url, steady.token, "10 seconds"),
+          // A probe with a 3 s time-out, as orchestrators use, gets its answer, which names only the database.
+          readyzAt(service.url, "3 seconds")
+        ], { concurrency: 3, mode: "either" })
         yield* proxy.restore
         expect(during.map((answer) => answer._tag === "Right" ? answered(answer.right) : answer.left.message)).toEqual([
           internalError,
-          serverError
+          serverError,
+          {
+            status: 503,
+            body: { status: "not ready", database: "unreachable", migrations: "unknown", disk: "not checked", describer: "openai-compatible", shuttingDown: false }
+          }
         ])
         expect(yield* service.running).toBe(true)
 

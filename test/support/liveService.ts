@@ -142,6 +142,9 @@ export const uploadAt = (url: string, key: string, upload: RawUpload, timeout: D
 export const tokensAt = (url: string, key: string, timeout: Duration.DurationInput = "10 seconds") =>
   exchange(`${url}/api/tokens`, { headers: { authorization: `Bearer ${key}` } }, timeout)
 
+/** `GET /readyz`, as a probe with `timeout` asks it. */
+export const readyzAt = (url: string, timeout: Duration.DurationInput = "10 seconds") => exchange(`${url}/readyz`, {}, timeout)
+
 /** Repeats `check` every `every` until it gives true; dies with `what` when `upTo` has passed. */
 export const waitFor = <E, R>(
   what: string,
