@@ -25,6 +25,7 @@ const words: Readonly<Record<string, string>> = {
   ReserveFailed: "Server error, retry",
   SettleFailed: "Server error, retry",
   Abandoned: "Server stopped, retry",
+  Stopped: "Server stopped, retry",
   Unexpected: "Server error, retry"
 }
 

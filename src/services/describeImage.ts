@@ -4,10 +4,12 @@
  * success, released otherwise (an interrupted request included). The API route and the
  * dashboard's Try it page both run it.
  */
+import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as HashSet from "effect/HashSet"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
@@ -124,7 +126,12 @@ const describeUpload = <E extends DescribeError, R>(form: Effect.Effect<Describe
     } satisfies Described
   })
 
-/** What the usage row records of how a request ended; 200 captures the credit. */
+/**
+ * What the usage row records of how a request ended; 200 captures the credit. Stopped midway, it
+ * was either the client going away (the platform's interruption, a 499 nobody reads) or the
+ * service stopping it at shutdown's deadline (answered 500, retryable), found by review recorded
+ * as the client's doing.
+ */
 const outcomeOf = (exit: Exit.Exit<unknown, DescribeError>): Outcome =>
   Exit.match(exit, {
     onSuccess: () => ({ status: 200, errorKind: null }),
@@ -132,9 +139,11 @@ const outcomeOf = (exit: Exit.Exit<unknown, DescribeError>): Outcome =>
       Option.match(Cause.failureOption(cause), {
         onSome: (error) => ({ status: failedCheck(error).status, errorKind: error._tag }),
         onNone: () =>
-          Cause.isInterruptedOnly(cause)
+          !Cause.isInterruptedOnly(cause)
+            ? { status: 500, errorKind: "Unexpected" }
+            : HashSet.has(Cause.interruptors(cause), HttpServerError.clientAbortFiberId)
             ? { status: 499, errorKind: "ClientClosedRequest" }
-            : { status: 500, errorKind: "Unexpected" }
+            : { status: 500, errorKind: "Stopped" }
       })
   })
 

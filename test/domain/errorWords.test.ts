@@ -5,7 +5,7 @@ import { errorWords } from "../../src/domain/errorWords.ts"
 const recorded = [
   "NoCreditLeft", "RequestTooLarge", "NotMultipart", "UploadTimedOut", "UploadBudgetTimedOut", "NoFileUploaded", "LanguageTooLong",
   "InvalidSchema", "InvalidImageFile", "ImageTooLarge", "ImageTooManyPixels", "ImageTooManyScans", "ImageProcessingFailed",
-  "AnswerTooLong", "GenerationFailed", "ClientClosedRequest", "ReserveFailed", "SettleFailed", "Abandoned", "Unexpected"
+  "AnswerTooLong", "GenerationFailed", "ClientClosedRequest", "ReserveFailed", "SettleFailed", "Abandoned", "Stopped", "Unexpected"
 ]
 
 describe("errorWords", () => {

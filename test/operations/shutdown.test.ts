@@ -1,5 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Schedule } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Effect, Fiber, Layer, Schedule } from "effect"
+import * as Database from "../../src/db/Database.ts"
 import { jpeg } from "../support/describe.ts"
 import { answerRequested, delayed, eventually, fakeOpenAi } from "../support/fakeOpenAi.ts"
 import * as fs from "node:fs"
@@ -104,6 +106,12 @@ describe("graceful shutdown on SIGTERM", () => {
       // §7.1's retryable error, as JSON, and the log line says what the client got.
       expect(yield* Fiber.join(request)).toEqual({ status: 500, body: JSON.stringify({ error: "Internal Server Error" }) })
       expect(ended.stdout).toMatch(/"route":"\/api\/describe"[^\n]*"status":500|"status":500[^\n]*"route":"\/api\/describe"/)
+      // The usage history says the same: stopped by the service, not the client's going away.
+      const usage = yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT state, status, error_kind FROM usage`).pipe(
+        Effect.provide(Database.layerPglite(env.DATA_DIR, "cli").pipe(Layer.orDie)),
+        Effect.orDie
+      )
+      expect(usage).toEqual([{ state: "released", status: 500, errorKind: "Stopped" }])
       const again = yield* startService(env)
       expect(yield* creditsOf(again.url, key)).toBe(2)
     }), timeout)

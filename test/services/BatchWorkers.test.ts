@@ -1,6 +1,6 @@
 /**
  * Batch workers stopping and recovering (README, "Batches"). Items running when the workers stop
- * (SIGTERM) go back to the queue, their credits released (a usage row `released 499`), and the
+ * (SIGTERM) go back to the queue, their credits released (a usage row `released 500`, stopped), and the
  * next workers run them once, charged once. Items of a process that died are ended from their
  * attempt's usage row: a captured credit means succeeded (never run again), any other means queued.
  */
@@ -60,7 +60,7 @@ for (const backend of backends) {
         yield* Scope.close(first, Exit.void)
         expect(yield* states(batch.id)).toEqual([{ state: "queued", attempts: 1 }, { state: "queued", attempts: 1 }])
         expect(yield* c.balance).toBe(5)
-        expect((yield* c.usage).map((row) => [row.state, row.status])).toEqual([["released", 499], ["released", 499]])
+        expect((yield* c.usage).map((row) => [row.state, row.status, row.errorKind])).toEqual([["released", 500, "Stopped"], ["released", 500, "Stopped"]])
 
         yield* Deferred.succeed(open, undefined)
         const second = yield* Scope.make()
