@@ -24,6 +24,7 @@ import { type ClaimedItem, type Intended, makeBatchItems } from "./batchItems.ts
 import { Credits } from "./Credits.ts"
 import { describeImage } from "./describeImage.ts"
 import { Instance } from "./Instance.ts"
+import { makeOutageLog } from "./outageLog.ts"
 
 /** `Effect.uninterruptibleMask`'s restore. */
 type Restore = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
@@ -96,9 +97,9 @@ export const batchWorkers = (config: Context.Tag.Service<BatchConfig>) => Layer.
     })
   )
 
+  const { failed, succeeded } = yield* makeOutageLog({ failing: "a batch worker failed; it goes on after a pause", resumed: "batch workers resumed" })
   const worker = step.pipe(
-    Effect.catchAllCause((cause) =>
-      Effect.logWarning("a batch worker failed; it goes on after a pause", cause).pipe(Effect.zipRight(Effect.sleep(config.poll)))),
+    Effect.matchCauseEffect({ onFailure: (cause) => Effect.zipRight(failed(cause), Effect.sleep(config.poll)), onSuccess: () => succeeded }),
     Effect.forever
   )
 

@@ -8,7 +8,6 @@
  * event is abandoned at once, with the reason recorded.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import type * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -24,6 +23,7 @@ import type { AccountId } from "../domain/ids.ts"
 import { AccountWebhooks } from "./AccountWebhooks.ts"
 import { checkedAddress } from "./checkedAddress.ts"
 import { HostResolver, oneAtATime } from "./HostResolver.ts"
+import { makeOutageLog } from "./outageLog.ts"
 import { postTo } from "./webhookPost.ts"
 
 export interface WebhookDeliverySettings {
@@ -222,10 +222,7 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
       )
       // Each worker looks again on its own: one held by a receiver that hangs does not hold the others.
       // A database outage is logged once by this process, not by each worker at each look, then its end.
-      const failing = yield* Ref.make(false)
-      const failed = (cause: Cause.Cause<unknown>) =>
-        Effect.flatMap(Ref.getAndSet(failing, true), (already) => already ? Effect.void : Effect.logWarning("could not deliver webhook events", cause))
-      const succeeded = Effect.flatMap(Ref.getAndSet(failing, false), (was) => was ? Effect.logInfo("webhook deliveries resumed") : Effect.void)
+      const { failed, succeeded } = yield* makeOutageLog({ failing: "could not deliver webhook events", resumed: "webhook deliveries resumed" })
       const run = Effect.forEach(workers, (worker) =>
         worker.pipe(
           Effect.matchCauseEffect({ onFailure: failed, onSuccess: () => succeeded }),
