@@ -31,7 +31,7 @@ const StackLive = Layer.scoped(
   StackUnderTest,
   Effect.gen(function* () {
     const model = yield* fakeOpenAi([answerRequested])
-    return { model, stack: yield* composeStack({ OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: model.url }) }
+    return { model, stack: yield* composeStack({ OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: model.url, METRICS_TOKEN: "stack-scrape-token" }) }
   })
 )
 
