@@ -12,6 +12,7 @@ import type { Visitor } from "../support/dashboard.ts"
 import { getTokens, serverWith } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
 import { AccountId } from "../../src/domain/ids.ts"
+import { realNode } from "../support/realNode.ts"
 
 const quiet = Logger.minimumLogLevel(LogLevel.Warning)
 
@@ -61,7 +62,8 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
       const page = (yield* createKeyPage(browser, { name: "pasted" })).body
       const folder = mkdtempSync(join(tmpdir(), "imd-snippets-"))
       writeFileSync(join(folder, "photo.jpg"), jpeg)
-      const runs = [["curl", "sh", "curl.sh"], ["node", "node", "describe.mjs"], ["python", "python3", "describe.py"]] as const
+      // Node.js itself: under the test runner, `node` on the PATH is Bun.
+      const runs = [["curl", "sh", "curl.sh"], ["node", realNode ?? "node", "describe.mjs"], ["python", "python3", "describe.py"]] as const
       for (const [id, program, file] of runs) {
         const code = unescapeHtml(new RegExp(`<pre id="snippet-${id}"><code>([^<]*)</code></pre>`).exec(page)?.[1] ?? "")
           .replaceAll("https://images.example.com", base)

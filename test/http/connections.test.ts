@@ -5,8 +5,9 @@
  * form has a deadline and a size bound; a body no route reads is not waited for. Raw sockets, so
  * the test sees when the server closes.
  */
-import { expect, layer } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import { Duration, Effect, Layer, Logger, LogLevel } from "effect"
+import { execFile } from "node:child_process"
 import * as net from "node:net"
 import { dropLimits, idleTimeoutSeconds } from "../../src/http/connections.ts"
 import { maxFormBytes } from "../../src/domain/dashboard.ts"
@@ -14,6 +15,8 @@ import { Describer } from "../../src/services/Describer.ts"
 import { pgliteWith } from "../support/database.ts"
 import { customer, jpeg, serverPort } from "../support/describe.ts"
 import { multipartBody, multipartContentType } from "../support/multipartBody.ts"
+import { startService, tempDataDir } from "../support/process.ts"
+import { realNode } from "../support/realNode.ts"
 import { type RawResponse, requestHead, sendRaw } from "../support/rawHttp.ts"
 import { serverWith } from "../support/server.ts"
 import { servicesOn } from "../support/services.ts"
@@ -142,7 +145,7 @@ layer(app, { excludeTestServices: true, timeout: 120_000 })("connections", (it) 
       expect(answers.toLowerCase()).not.toContain("connection: close")
     }))
 
-  it.effect("a body no route reads is not waited for past a second: the answer closes the connection", () =>
+  it.effect(`a body no route reads is not waited for past ${Duration.toSeconds(dropLimits.timeout)} s: the answer closes the connection`, () =>
     Effect.gen(function* () {
       const port = yield* serverPort
       const response = yield* sendRaw({
@@ -156,4 +159,28 @@ layer(app, { excludeTestServices: true, timeout: 120_000 })("connections", (it) 
       expect(response.status).toBe(200)
       closedSoon(response)
     }))
+})
+
+describe.skipIf(realNode === undefined)("connections from Node.js's fetch (needs Node.js on the PATH)", () => {
+  it.scopedLive("Node's fetch, which writes the whole body before it reads the answer, gets the 401 of an upload up to 11 MB, not EPIPE", () =>
+    Effect.gen(function* () {
+      const service = yield* startService({ DATA_DIR: yield* tempDataDir })
+      const script = `
+        const answers = []
+        for (const size of [2_000_000, 2_000_000, 10_000_000, 10_000_000]) {
+          const form = new FormData()
+          form.append("image", new Blob([new Uint8Array(size).fill(97)]), "photo.jpg")
+          try {
+            const response = await fetch("${service.url}/api/describe", { method: "POST", headers: { authorization: "Bearer wrong" }, body: form })
+            answers.push([response.status, await response.text()])
+          } catch (error) {
+            answers.push(["threw", String(error.cause?.code ?? error.message)])
+          }
+        }
+        console.log(JSON.stringify(answers))`
+      const printed = yield* Effect.promise(() => new Promise<string>((resolve, reject) =>
+        execFile(realNode ?? "node", ["--input-type=module", "-e", script], { timeout: 60_000 }, (error, stdout) => error ? reject(error) : resolve(stdout))))
+      const refused = [401, JSON.stringify({ error: "Unauthorized, invalid token" })]
+      expect(JSON.parse(printed)).toEqual([refused, refused, refused, refused])
+    }), 90_000)
 })
