@@ -1,4 +1,5 @@
 /** The one place the application is composed: configuration, database, services, server. */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { logSummary } from "./config/Settings.ts"
@@ -43,14 +44,13 @@ export const servicesWith = <E, R>(webhooks: Layer.Layer<Webhooks, E, R>) => Lay
 export const ServicesLive = servicesWith(Webhooks.layer)
 
 /**
- * Start-up work, done before the server listens: print the configuration and describer in one line, and
- * give back the credits held by requests of processes that are gone (a crash, a killed replica),
- * so a restarted service never answers `no credit left` for credits it still holds. Then sweep
- * again every minute, for replicas that die while this one runs.
+ * Start-up work, done before the server listens: give back the credits held by requests of
+ * processes that are gone (a crash, a killed replica), so a restarted service never answers `no
+ * credit left` for credits it still holds. Then sweep again every minute, for replicas that die
+ * while this one runs.
  */
 const StartUp = Layer.scopedDiscard(
   Effect.gen(function* () {
-    yield* logSummary((yield* Describer).name)
     const credits = yield* Credits
     const sweep = credits.releaseAbandoned.pipe(
       Effect.tap((released) =>
@@ -78,5 +78,7 @@ export const AppLive = ServerLive.pipe(
   Layer.provide(Layer.mergeAll(ServicesLive, Images.layer, UploadBudget.layer, ImageFetcher.layer)),
   Layer.provide(Database.layer),
   // The describer first: a production start without a model is refused before the database opens.
-  Layer.provide(DescriberLive.layer)
+  // Then the configuration and describer, in one line, before the database: a start that cannot
+  // reach it has printed what it tried.
+  Layer.provide(DescriberLive.layer.pipe(Layer.tap((context) => logSummary(Context.get(context, Describer).name))))
 )

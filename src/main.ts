@@ -2,9 +2,11 @@ import * as BunRuntime from "@effect/platform-bun/BunRuntime"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { AppLive } from "./app.ts"
 import * as Settings from "./config/Settings.ts"
 import { LoggingLive } from "./logging.ts"
+import { explained } from "./services/messageOf.ts"
 import { timeSliced } from "./scheduler.ts"
 import { TracingLive } from "./tracing.ts"
 
@@ -13,9 +15,16 @@ Layer.launch(AppLive).pipe(
   // Read once, for everything above: the tracer too.
   Effect.provide(Settings.layer),
   // A refused start is logged here, with a message and in the configured format; runMain's own
-  // report would use its default logger, without either. A stop by signal is no failure.
+  // report would use its default logger, without either. A refusal the service names (a setting,
+  // the data folder, the database, the port) is its reason alone; anything else, its whole cause.
+  // A stop by signal is no failure.
   Effect.tapErrorCause((cause) =>
-    Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("the service could not start", cause)
+    Cause.isInterruptedOnly(cause)
+      ? Effect.void
+      : Option.match(Cause.failureOption(cause), {
+        onNone: () => Effect.logError("the service could not start", cause),
+        onSome: (error) => Effect.logError("the service could not start").pipe(Effect.annotateLogs({ reason: explained(error) }))
+      })
   ),
   Effect.provide(LoggingLive),
   // Every fiber of the service, requests' included: after 10 ms of work the sockets are read.

@@ -28,6 +28,7 @@ import { AdminCommand, describeAdminError } from "./adminCommand.ts"
 import { runCommand } from "./commands.ts"
 import { chooseDatabase, CliError, describeTarget, type Target } from "./database.ts"
 import { parseArgs } from "./parse.ts"
+import { explained } from "../services/messageOf.ts"
 
 const runHere = (command: AdminCommand, database: Layer.Layer<SqlClient, Database.DatabaseError, AppConfig>) =>
   runCommand(command).pipe(
@@ -80,16 +81,6 @@ const execute = (command: AdminCommand, target: Target) =>
           : Console.error(describeTarget(target, holder)).pipe(Effect.zipRight(runThere(command, holder))))
     )
   })
-
-/**
- * An error as the operator reads it: its message, and the database driver's reason when it has one
- * (`PgClient: Failed to connect` alone does not say whether the database is missing or unreachable).
- */
-const explained = (error: object): string => {
-  const message = "message" in error ? String(error.message) : String(error)
-  const cause = "cause" in error && error.cause instanceof Error ? error.cause.message : ""
-  return cause === "" || message.includes(cause) ? message : `${message}: ${cause}`
-}
 
 const program = Effect.gen(function* () {
   const invocation = yield* Either.match(parseArgs(process.argv.slice(2)), {

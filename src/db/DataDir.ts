@@ -10,6 +10,7 @@ import * as Schema from "effect/Schema"
 import { fdatasyncSync, fstatSync, fsyncSync, type Stats } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import { onDataDir } from "./DataDirUnusable.ts"
 
 /** The permission bits of group and others: none of them are given. */
 const othersBits = 0o077
@@ -31,10 +32,10 @@ export class DataDirNotOwned extends Schema.TaggedError<DataDirNotOwned>()("Data
 /** Creates the folder (0700) if it is missing; refuses one that belongs to another user. */
 export const claim = (dataDir: string) =>
   Effect.gen(function* () {
-    yield* Effect.promise(() => fs.mkdir(dataDir, { recursive: true, mode: 0o700 }))
+    yield* onDataDir(dataDir, () => fs.mkdir(dataDir, { recursive: true, mode: 0o700 }))
     const user = process.getuid?.()
     if (user === undefined) return // no POSIX owners on this platform
-    const owner = (yield* Effect.promise(() => fs.stat(dataDir))).uid
+    const owner = (yield* onDataDir(dataDir, () => fs.stat(dataDir))).uid
     if (owner !== user) return yield* new DataDirNotOwned({ path: path.resolve(dataDir), owner, user })
   })
 

@@ -15,6 +15,7 @@ import * as fsSync from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { type FileLockUnavailable, tryLock } from "./fileLock.ts"
+import { type DataDirUnusable, onDataDirSync } from "./DataDirUnusable.ts"
 
 export const LockInfo = Schema.Struct({
   pid: Schema.Number,
@@ -83,7 +84,7 @@ const writeInfo = (dataDir: string, info: LockInfo) =>
 
 /** The lock file, opened (created 0600 in a 0700 folder if missing); closed with the scope if not kept. */
 const openLock = (dataDir: string) =>
-  Effect.sync(() => {
+  onDataDirSync(dataDir, () => {
     fsSync.mkdirSync(dataDir, { recursive: true, mode: 0o700 })
     return fsSync.openSync(lockPath(dataDir), fsSync.constants.O_RDWR | fsSync.constants.O_CREAT, 0o600)
   })
@@ -91,7 +92,7 @@ const openLock = (dataDir: string) =>
 const close = (fd: number) => Effect.sync(() => fsSync.closeSync(fd))
 
 /** The lock, or who holds it: the lock file is closed again unless taken. */
-const tryAcquire = (dataDir: string, owner: LockInfo["owner"]): Effect.Effect<LockInfo, DataDirBusy | FileLockUnavailable> =>
+const tryAcquire = (dataDir: string, owner: LockInfo["owner"]): Effect.Effect<LockInfo, DataDirBusy | DataDirUnusable | FileLockUnavailable> =>
   Effect.gen(function* () {
     const fd = yield* openLock(dataDir)
     const taken = yield* Effect.onExit(tryLock(fd), (exit) => exit._tag === "Success" && exit.value === "held" ? Effect.void : close(fd))

@@ -20,6 +20,7 @@ import type * as DataDir from "./DataDir.ts"
 import * as DatabaseMarker from "./DatabaseMarker.ts"
 import * as DatabaseDisk from "./DatabaseDisk.ts"
 import * as DataDirLock from "./DataDirLock.ts"
+import type { DataDirUnusable } from "./DataDirUnusable.ts"
 import type { FileLockUnavailable } from "./fileLock.ts"
 import { endOnReadTimeout } from "./pgReadTimeout.ts"
 import { migrate } from "./migrate.ts"
@@ -37,7 +38,14 @@ const migrateExclusively = Effect.gen(function* () {
   yield* migrate
 }).pipe(Effect.scoped)
 
-export type DatabaseError = SqlError | Migrator.MigrationError | ConfigError | DataDirLock.DataDirBusy | FileLockUnavailable | DataDir.DataDirNotOwned
+export type DatabaseError =
+  | SqlError
+  | Migrator.MigrationError
+  | ConfigError
+  | DataDirLock.DataDirBusy
+  | DataDirUnusable
+  | FileLockUnavailable
+  | DataDir.DataDirNotOwned
 
 /** A client with the schema migrated. */
 const withMigrations = <E, R>(
@@ -103,9 +111,9 @@ const pool = (url: Redacted.Redacted) =>
       })
       yield* Effect.tryPromise({
         try: () => pool.query("SELECT 1"),
-        catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+        catch: (cause) => new SqlError({ cause, message: "could not connect to the database of DATABASE_URL" })
       }).pipe(
-        Effect.timeoutFail({ duration: connectTimeout, onTimeout: () => new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" }) }),
+        Effect.timeoutFail({ duration: connectTimeout, onTimeout: () => new SqlError({ cause: new Error("Connection timed out"), message: "could not connect to the database of DATABASE_URL" }) }),
         Effect.tapError(() => Effect.promise(() => pool.end()))
       )
       return pool

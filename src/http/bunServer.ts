@@ -20,8 +20,17 @@ import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { messageOf } from "../services/messageOf.ts"
 import { IdleTimer } from "./connections.ts"
 import { isProbe, makeTurnstile } from "./turnstile.ts"
+
+/** The port could not be opened: in use, or `HOST` not an address of this machine. */
+export class ListenFailed extends Schema.TaggedError<ListenFailed>()("ListenFailed", { address: Schema.String, reason: Schema.String }) {
+  override get message() {
+    return `could not listen on ${this.address} (HOST, PORT): ${this.reason}`
+  }
+}
 
 export interface ServeOptions {
   readonly port: number
@@ -59,7 +68,7 @@ const make = (options: ServeOptions) =>
     let serving: ((request: Request) => Promise<Response>) | undefined
     const early: Array<{ readonly request: Request; readonly resolve: (answer: Promise<Response>) => void }> = []
     let unanswered = 0
-    const server = Bun.serve({
+    const server = yield* Effect.try({ try: () => Bun.serve({
       ...options,
       fetch: (request) => {
         unanswered++
@@ -75,7 +84,7 @@ const make = (options: ServeOptions) =>
           return response
         })
       }
-    })
+    }), catch: (error) => new ListenFailed({ address: `${options.hostname}:${options.port}`, reason: messageOf(error) }) })
     yield* Effect.addFinalizer(() => Effect.sync(() => server.stop()))
 
     const serve = (app: HttpApp.Default<unknown>, middleware?: HttpMiddleware.HttpMiddleware) =>
@@ -154,5 +163,5 @@ const make = (options: ServeOptions) =>
   })
 
 /** The server, with what @effect/platform-bun gives the app beside it (its HTTP platform, ETags, file system). */
-export const layer = (options: ServeOptions): Layer.Layer<HttpServer.HttpServer | Unanswered | Layer.Layer.Success<typeof BunHttpServer.layerContext>> =>
+export const layer = (options: ServeOptions): Layer.Layer<HttpServer.HttpServer | Unanswered | Layer.Layer.Success<typeof BunHttpServer.layerContext>, ListenFailed> =>
   Layer.merge(Layer.scopedContext(make(options)), BunHttpServer.layerContext)

@@ -299,7 +299,7 @@ if (postgresUrl) {
         missing.pathname = "/no_such_database_here"
         const ran = yield* cli({ DATABASE_URL: missing.toString(), DATA_DIR: yield* tempDataDir }, "account", "list")
         expect(ran.exitCode).toBe(1)
-        expect(ran.stderr).toContain('error: PgClient: Failed to connect: database "no_such_database_here" does not exist')
+        expect(ran.stderr).toContain('error: could not connect to the database of DATABASE_URL: database "no_such_database_here" does not exist')
       }), timeout)
 
     it.scopedLive("the service leaves a mark in DATA_DIR: the CLI without DATABASE_URL refuses there and creates no database", () =>

@@ -6,9 +6,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import * as fs from "node:fs/promises"
+import * as net from "node:net"
 import * as path from "node:path"
 import { looseModes } from "../support/fileModes.ts"
-import { cli, cliOk, getTokens, serviceToEnd, startService, tempDataDir } from "../support/process.ts"
+import { cli, cliOk, freePort, getTokens, serviceToEnd, startService, tempDataDir } from "../support/process.ts"
 
 const timeout = 180_000
 
@@ -54,11 +55,29 @@ describe("start-up, as processes", () => {
       expect(refused.exitCode).toBe(1)
       const lines = `${refused.stdout}${refused.stderr}`.split("\n").filter((line) => line !== "")
       // Every line is JSON, the refusal too (it was logfmt, from the runtime's default logger, with no message).
-      const parsed = lines.map((line) => JSON.parse(line) as { message: unknown; logLevel: string; cause?: string })
+      const parsed = lines.map((line) => JSON.parse(line) as { message: unknown; logLevel: string; annotations: { reason?: string } })
       const errors = parsed.filter((line) => line.logLevel === "ERROR")
       expect(errors).toHaveLength(1)
       expect(errors[0]?.message).toBe("the service could not start")
-      expect(errors[0]?.cause).toContain("PUBLIC_URL must be an http(s) URL, e.g. https://images.example.com")
+      expect(errors[0]?.annotations.reason).toBe("PUBLIC_URL must be an http(s) URL, e.g. https://images.example.com")
+    }), timeout)
+
+  it.scopedLive("a port in use, or a data folder that is a file, stops the start with one line naming the setting, no stack", () =>
+    Effect.gen(function* () {
+      const reasonOf = (ended: { readonly stdout: string; readonly stderr: string }) =>
+        `${ended.stdout}${ended.stderr}`.split("\n").filter((line) => line.includes('"ERROR"'))
+          .map((line) => (JSON.parse(line) as { annotations: { reason?: string } }).annotations.reason)
+      const port = yield* freePort
+      const taken = net.createServer().listen(port, "127.0.0.1")
+      yield* Effect.addFinalizer(() => Effect.sync(() => taken.close()))
+      yield* Effect.promise(() => new Promise((listening) => taken.once("listening", listening)))
+      const inUse = yield* serviceToEnd({ DATA_DIR: yield* tempDataDir, LOG_FORMAT: "json", HOST: "127.0.0.1", PORT: String(port) })
+      expect([inUse.exitCode, ...reasonOf(inUse)]).toEqual([1, expect.stringMatching(new RegExp(`^could not listen on 127\\.0\\.0\\.1:${port} \\(HOST, PORT\\): `))])
+      const file = path.join(yield* tempDataDir, "a-file")
+      yield* Effect.promise(() => fs.writeFile(file, "x"))
+      const notAFolder = yield* serviceToEnd({ DATA_DIR: file, LOG_FORMAT: "json" })
+      expect([notAFolder.exitCode, ...reasonOf(notAFolder)])
+        .toEqual([1, expect.stringMatching(new RegExp(`^the data folder ${file} cannot be used \\(EEXIST.*\\): set DATA_DIR to a writable folder`))])
     }), timeout)
 
   const root = process.getuid?.() === 0

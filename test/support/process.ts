@@ -130,7 +130,7 @@ export const cliOk = (env: Env, ...args: ReadonlyArray<string>) =>
 export const serviceToEnd = (env: Env) =>
   Effect.gen(function* () {
     const port = yield* freePort
-    const running = yield* spawn(["src/main.ts"], { ...env, PORT: String(port), HOST: "127.0.0.1" })
+    const running = yield* spawn(["src/main.ts"], { PORT: String(port), HOST: "127.0.0.1", ...env })
     return yield* finished(running).pipe(bounded("service", "60 seconds"))
   }).pipe(Effect.scoped)
 
