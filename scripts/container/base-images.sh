@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../.."
 
 declare -A official=(
   [node]=node:20-bookworm-slim
-  [bun]=oven/bun:1-slim
+  [bun]=oven/bun:1.4.5-slim
   [postgres]=postgres:16
   [nginx]=nginx:1.27
 )

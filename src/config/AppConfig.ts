@@ -94,7 +94,8 @@ type AppSettings = Context.Tag.Service<AppConfig>
 export const serverSummary = (config: AppSettings) => ({
   PORT: config.port,
   HOST: config.host,
-  PUBLIC_URL: config.publicUrl,
+  // Unset, every link the service gives (reset e-mails, the key page's snippets) points at this machine.
+  PUBLIC_URL: config.publicUrlSet ? config.publicUrl : `unset: ${config.publicUrl} (links in e-mails and on the key page point there)`,
   TRUSTED_PROXIES: config.trustedProxies,
   FORM_TIMEOUT_MS: Duration.toMillis(config.formTimeout),
   SHUTDOWN_TIMEOUT_MS: Duration.toMillis(config.shutdownTimeout),

@@ -45,8 +45,10 @@ describe("AppConfig", () => {
   it.effect("PUBLIC_URL: http://localhost:PORT by default, without a trailing slash; printed at start-up; whether it was set", () =>
     Effect.gen(function* () {
       const config = Either.getOrThrow(yield* configFrom({}))
-      expect([config.publicUrl, config.summary.server.PUBLIC_URL, config.publicUrlSet]).toEqual(["http://localhost:3000", "http://localhost:3000", false])
-      expect(Either.getOrThrow(yield* configFrom({ PUBLIC_URL: "https://images.example.com" })).publicUrlSet).toBe(true)
+      expect([config.publicUrl, config.summary.server.PUBLIC_URL, config.publicUrlSet])
+        .toEqual(["http://localhost:3000", "unset: http://localhost:3000 (links in e-mails and on the key page point there)", false])
+      const set = Either.getOrThrow(yield* configFrom({ PUBLIC_URL: "https://images.example.com" }))
+      expect([set.publicUrlSet, set.summary.server.PUBLIC_URL]).toEqual([true, "https://images.example.com"])
       expect(Either.getOrThrow(yield* configFrom({ PORT: "8080" })).publicUrl).toBe("http://localhost:8080")
       expect(Either.getOrThrow(yield* configFrom({ PUBLIC_URL: "https://images.example.com/" })).publicUrl)
         .toBe("https://images.example.com")
