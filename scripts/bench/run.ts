@@ -17,7 +17,7 @@ import { parseFigure } from "./lib/report.ts"
 import { table } from "./lib/stats.ts"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const all = ["overhead", "memory", "rest", "slowModel", "early413", "modelBytes", "stages", "work", "slowClients", "batch"] as const
+const all = ["overhead", "memory", "rest", "slowModel", "early413", "modelBytes", "stages", "work", "slowClients", "batch", "webhookClaim"] as const
 type Bench = (typeof all)[number]
 
 const isBench = (name: string): name is Bench => (all as ReadonlyArray<string>).includes(name)
