@@ -18,7 +18,7 @@ import type { ConfigError } from "effect/ConfigError"
 import { AppConfig } from "../config/AppConfig.ts"
 import type * as DataDir from "./DataDir.ts"
 import * as DatabaseMarker from "./DatabaseMarker.ts"
-import * as DatabaseDisk from "./DatabaseDisk.ts"
+import { DatabaseDisk, folder } from "./DatabaseDisk.ts"
 import * as DataDirLock from "./DataDirLock.ts"
 import type { DataDirUnusable } from "./DataDirUnusable.ts"
 import type { FileLockUnavailable } from "./fileLock.ts"
@@ -126,7 +126,7 @@ export const layerPostgres = (url: Redacted.Redacted) =>
     acquire: pool(url),
     transformQueryNames: String.camelToSnake,
     transformResultNames: String.snakeToCamel
-  }), migrateExclusively).pipe(Layer.merge(DatabaseDisk.DatabaseDisk.notChecked))
+  }), migrateExclusively).pipe(Layer.merge(DatabaseDisk.notChecked))
 
 /**
  * In memory without a folder; with one, the folder is checked to be this user's (refused before it
@@ -140,18 +140,18 @@ export const layerPglite = (dataDir: string | undefined, owner: DataDirLock.Lock
       Effect.promise(() => Promise.all([import("./PgliteClient.ts"), import("./DataDir.ts")])),
       ([PgliteClient, DataDir]) => {
         const client = withMigrations(PgliteClient.layer({ dataDir }))
-        if (dataDir === undefined) return Layer.merge(client, DatabaseDisk.DatabaseDisk.notChecked)
+        if (dataDir === undefined) return Layer.merge(client, DatabaseDisk.notChecked)
         const held = DataDir.claim(dataDir).pipe(
           Effect.zipRight(DataDirLock.acquire(dataDir, owner)),
           Effect.zipRight(DataDir.repair(dataDir))
         )
-        return Layer.provideMerge(client, Layer.scopedDiscard(held)).pipe(Layer.merge(DatabaseDisk.folder(dataDir)))
+        return Layer.provideMerge(client, Layer.scopedDiscard(held)).pipe(Layer.merge(folder(dataDir)))
       }
     )
   )
 
 /** Chosen by configuration; the service leaves in `DATA_DIR` which one it uses, for the operator CLI. */
-export const layer: Layer.Layer<SqlClient | DatabaseDisk.DatabaseDisk, DatabaseError, AppConfig> = Layer.unwrapEffect(
+export const layer: Layer.Layer<SqlClient | DatabaseDisk, DatabaseError, AppConfig> = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
     Option.match(config.databaseUrl, {
       onSome: (url) => layerPostgres(url).pipe(Layer.tap(() => DatabaseMarker.write(config.dataDir, url))),

@@ -19,8 +19,6 @@ const notChecked: DatabaseDiskShape = { freeBytes: Effect.succeedNone }
 
 export class DatabaseDisk extends Context.Reference<DatabaseDisk>()("DatabaseDisk", { defaultValue: () => notChecked }) {
   static readonly notChecked = Layer.succeed(DatabaseDisk, notChecked)
-  /** A disk with `bytes` free (tests). */
-  static readonly withFree = (bytes: number) => Layer.succeed(DatabaseDisk, { freeBytes: Effect.succeedSome(bytes) })
 }
 
 /** The disk that holds `dataDir`; one that does not say within the readiness check's time is not counted. */

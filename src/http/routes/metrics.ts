@@ -1,8 +1,8 @@
 /**
  * `GET /metrics` in Prometheus text format (README, Operations: Metrics). Guarded: with `METRICS_TOKEN` set, a
  * scraper sends it as a Bearer token; without, only this machine may read it (../localRequest.ts).
- * The router answers this route for `/Metrics`,
- * `/metrics/` and `/metrics;x` too: `deploy/nginx.conf` refuses every such spelling.
+ * The router answers this route for `/Metrics`, `/metrics/` and `/metrics;x` too:
+ * `deploy/nginx.conf` refuses every such spelling.
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
