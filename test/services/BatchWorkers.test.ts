@@ -7,7 +7,7 @@
 import { afterAll } from "vitest"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Deferred, Effect, Exit, Layer, Logger, Option, Redacted, Ref, Schedule, Scope } from "effect"
+import { Deferred, Effect, Exit, Layer, Option, Redacted, Ref, Schedule, Scope } from "effect"
 import * as Database from "../../src/db/Database.ts"
 import { AccountId } from "../../src/domain/ids.ts"
 import { requestIdAnnotation } from "../../src/domain/requestId.ts"
@@ -17,6 +17,7 @@ import { Describer } from "../../src/services/Describer.ts"
 import { batchServicesOn, ended, startImageServer, testWorkers } from "../support/batches.ts"
 import { testSettingsOrDie } from "../support/config.ts"
 import { backends, postgresUrl } from "../support/database.ts"
+import { loggedThroughOutage } from "../support/outage.ts"
 import { proxiedFreshPostgres } from "../support/tcpProxy.ts"
 import { customer } from "../support/describe.ts"
 import { serverWith } from "../support/server.ts"
@@ -156,22 +157,12 @@ describe.skipIf(postgresUrl === undefined)("batch workers while PostgreSQL is do
   it.scopedLive("an outage is logged once by the process, not by each worker at each look, and so is its end", () =>
     Effect.gen(function* () {
       const { proxy, through } = yield* proxiedFreshPostgres(postgresUrl ?? "")
-      const logged: Array<string> = []
-      const collecting = Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => {
-        logged.push(String(Array.isArray(message) ? message[0] : message))
-      }))
       const behindProxy = {
         name: "PostgreSQL behind a proxy",
         layer: Database.layerPostgres(Redacted.make(through.toString())).pipe(Layer.orDie, Layer.merge(testSettingsOrDie()))
       }
-      const services = batchServicesOn(behindProxy, model, 0)
-      yield* Effect.scoped(Effect.gen(function* () {
-        yield* Layer.build(testWorkers(4).pipe(Layer.provide(services), Layer.provide(collecting)))
-        yield* proxy.stop
-        yield* Effect.sleep("1500 millis")
-        yield* proxy.restore
-        yield* Effect.sleep("1500 millis")
-      }))
+      const logged = yield* loggedThroughOutage(proxy, (logger) =>
+        testWorkers(4).pipe(Layer.provide(batchServicesOn(behindProxy, model, 0)), Layer.provide(logger)))
       expect(logged.filter((message) => message === "a batch worker failed; it goes on after a pause")).toHaveLength(1)
       expect(logged.filter((message) => message === "batch workers resumed")).toHaveLength(1)
     }), 60_000)

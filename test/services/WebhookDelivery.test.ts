@@ -26,6 +26,7 @@ import { excerptBytes } from "../../src/services/webhookPost.ts"
 import { backends, freshPostgresUrl, postgresUrl } from "../support/database.ts"
 import type { Backend } from "../support/database.ts"
 import { freePort } from "../support/process.ts"
+import { loggedThroughOutage } from "../support/outage.ts"
 import { proxiedFreshPostgres } from "../support/tcpProxy.ts"
 import { webhookReceiver } from "../support/webhookReceiver.ts"
 
@@ -338,24 +339,14 @@ describe.skipIf(postgresUrl === undefined)("webhook delivery while PostgreSQL is
   it.scopedLive("an outage is logged once by the process, not by each worker at each look, and so is its end", () =>
     Effect.gen(function* () {
       const { proxy, through } = yield* proxiedFreshPostgres(postgresUrl ?? "")
-      const logged: Array<string> = []
-      const collecting = Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => {
-        logged.push(String(Array.isArray(message) ? message[0] : message))
-      }))
-      const workers = WebhookDelivery.worker.pipe(
-        Layer.provide(WebhookDelivery.layerWith({ ...settings("127.0.0.1"), concurrency: 4 })),
-        Layer.provideMerge(ServicesLive),
-        Layer.provideMerge(Database.layerPostgres(Redacted.make(through.toString())).pipe(Layer.orDie)),
-        Layer.provideMerge(testSettingsOrDie()),
-        Layer.provide(collecting)
-      )
-      yield* Effect.scoped(Effect.gen(function* () {
-        yield* Layer.build(workers)
-        yield* proxy.stop
-        yield* Effect.sleep("1500 millis")
-        yield* proxy.restore
-        yield* Effect.sleep("1500 millis")
-      }))
+      const logged = yield* loggedThroughOutage(proxy, (logger) =>
+        WebhookDelivery.worker.pipe(
+          Layer.provide(WebhookDelivery.layerWith({ ...settings("127.0.0.1"), concurrency: 4 })),
+          Layer.provideMerge(ServicesLive),
+          Layer.provideMerge(Database.layerPostgres(Redacted.make(through.toString())).pipe(Layer.orDie)),
+          Layer.provideMerge(testSettingsOrDie()),
+          Layer.provide(logger)
+        ))
       expect(logged.filter((message) => message === "could not deliver webhook events")).toHaveLength(1)
       expect(logged.filter((message) => message === "webhook deliveries resumed")).toHaveLength(1)
     }), 60_000)
