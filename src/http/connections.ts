@@ -14,6 +14,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { limits } from "../domain/limits.ts"
 
@@ -47,44 +48,67 @@ const bodyUnread = (request: HttpServerRequest.HttpServerRequest) => {
 }
 
 /**
- * A body no route read that is read and dropped before the answer: at most this much, arriving
- * within this time. Clients that write the whole body before they read the answer (Node's fetch,
- * curl past `Expect: 100-continue`) otherwise meet a connection closed on unread bytes, whose reset
- * takes the answer with it: Node's fetch saw `EPIPE` instead of a 401 for 16 of 40 uploads of 140
- * bytes with a wrong key, and for every upload over 1 MiB while this stopped there (found by
- * review). So up to a body the describe would take (§8, 11 MB): a shop whose credit has run out
- * gets `no credit left`, not a network error it would retry. A 413's body is never read.
+ * A body no route read is read and dropped before the answer: within these limits. Clients that
+ * write the whole body before they read the answer (Node's fetch, curl past `Expect: 100-continue`)
+ * otherwise meet a connection closed on unread bytes, whose reset takes the answer with it: Node's
+ * fetch saw `EPIPE` instead of a 401 for 16 of 40 uploads of 140 bytes with a wrong key, and for
+ * every upload over 1 MiB while only small bodies were dropped (found by review).
+ * - small: whatever else is being dropped;
+ * - large: up to a body the describe would take (§8, 11 MB), so that a shop whose credit has run
+ *   out gets `no credit left`, not a network error it would retry; while `largeBudgetBytes` has
+ *   room, as Bun holds what it reads of a body until it is collected (40 at once, with no key,
+ *   took 560 MB before this bound; found by review). Without room, as a large body over the small
+ *   bound: not read, the connection closed.
+ * A 413's body is never read.
  */
-export const dropLimits = { maxBytes: limits.bodyBytes, timeout: Duration.seconds(5) }
+export const dropLimits = {
+  small: { maxBytes: 1024 * 1024, timeout: Duration.seconds(1) },
+  large: { maxBytes: limits.bodyBytes, timeout: Duration.seconds(5) },
+  largeBudgetBytes: 2 * limits.bodyBytes
+} as const
 
-/** Whether the unread body came whole within `dropLimits` (read and dropped), so the connection may stay open. */
-const droppedWhole = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<boolean> =>
-  Number(request.headers["content-length"] ?? 0) > dropLimits.maxBytes
-    ? Effect.succeed(false)
-    : Stream.runFoldWhile(request.stream, 0, (read) => read <= dropLimits.maxBytes, (read, chunk) => read + chunk.length).pipe(
-      Effect.map((read) => read <= dropLimits.maxBytes),
-      // The answer's handlers run uninterruptibly: the deadline must be able to cut the read.
-      Effect.interruptible,
-      Effect.timeoutTo({ duration: dropLimits.timeout, onTimeout: () => false, onSuccess: (whole) => whole }),
-      Effect.orElseSucceed(() => false)
-    )
+/** Whether the body came whole within `limit` (read and dropped), so the connection may stay open. */
+const readAndDrop = (request: HttpServerRequest.HttpServerRequest, limit: { readonly maxBytes: number; readonly timeout: Duration.Duration }) =>
+  Stream.runFoldWhile(request.stream, 0, (read) => read <= limit.maxBytes, (read, chunk) => read + chunk.length).pipe(
+    Effect.map((read) => read <= limit.maxBytes),
+    // The answer's handlers run uninterruptibly: the deadline must be able to cut the read.
+    Effect.interruptible,
+    Effect.timeoutTo({ duration: limit.timeout, onTimeout: () => false, onSuccess: (whole) => whole }),
+    Effect.orElseSucceed(() => false)
+  )
+
+/** The unread body dropped within `dropLimits`, its large bodies within `budget` (bytes). */
+const droppedWhole = (budget: Effect.Semaphore) => (request: HttpServerRequest.HttpServerRequest): Effect.Effect<boolean> => {
+  const announced = request.headers["content-length"]
+  const size = announced === undefined ? undefined : Number(announced)
+  if (size !== undefined && size <= dropLimits.small.maxBytes) return readAndDrop(request, dropLimits.small)
+  if (size !== undefined && !(size <= dropLimits.large.maxBytes)) return Effect.succeed(false)
+  return budget.withPermitsIfAvailable(size ?? dropLimits.large.maxBytes)(readAndDrop(request, dropLimits.large)).pipe(
+    Effect.flatMap(Option.match({
+      onSome: Effect.succeed,
+      // Of unknown size (chunked), as much as a small body may be.
+      onNone: () => size === undefined ? readAndDrop(request, dropLimits.small) : Effect.succeed(false)
+    }))
+  )
+}
 
 /**
- * An answer given without reading the body reads and drops it first when it is small and comes at
- * once (`dropLimits`); otherwise the answer closes the connection: Bun would read the body to its
- * end before the next request, for as long as a client takes to trickle it. A 413 reads nothing:
- * it says the body is too large to be read.
+ * An answer given without reading the body reads and drops it first when it comes at once within
+ * `dropLimits`; otherwise the answer closes the connection: Bun would read the body to its end
+ * before the next request, for as long as a client takes to trickle it. A 413 reads nothing: it
+ * says the body is too large to be read.
  */
-export const closeAfterUnreadBody = HttpMiddleware.make((app) =>
-  Effect.zipRight(
+export const closeAfterUnreadBody = HttpMiddleware.make((app) => {
+  const drop = droppedWhole(Effect.unsafeMakeSemaphore(dropLimits.largeBudgetBytes))
+  return Effect.zipRight(
     HttpApp.appendPreResponseHandler((request, response) =>
       bodyUnread(request)
-        ? Effect.map(response.status === 413 ? Effect.succeed(false) : droppedWhole(request), (whole) => whole ? response : HttpServerResponse.setHeader(response, "connection", "close"))
+        ? Effect.map(response.status === 413 ? Effect.succeed(false) : drop(request), (whole) => whole ? response : HttpServerResponse.setHeader(response, "connection", "close"))
         : Effect.succeed(response)
     ),
     app
   )
-)
+})
 
 /** Why a small body was not read to its end. */
 export type BodyCutOff = "tooLarge" | "timedOut" | "broken"

@@ -6,7 +6,7 @@
  * the test sees when the server closes.
  */
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Duration, Effect, Layer, Logger, LogLevel } from "effect"
+import { Duration, Effect, Fiber, Layer, Logger, LogLevel } from "effect"
 import { execFile } from "node:child_process"
 import * as net from "node:net"
 import { dropLimits, idleTimeoutSeconds } from "../../src/http/connections.ts"
@@ -115,10 +115,10 @@ layer(app, { excludeTestServices: true, timeout: 120_000 })("connections", (it) 
       }
     }))
 
-  it.effect(`a body no route reads, up to ${dropLimits.maxBytes / 1024} KiB sent whole, is read and dropped: the answer keeps the connection for the next request`, () =>
+  it.effect(`a body no route reads, up to ${dropLimits.large.maxBytes / 1024} KiB sent whole, is read and dropped: the answer keeps the connection for the next request`, () =>
     Effect.gen(function* () {
       const port = yield* serverPort
-      const body = multipartBody("b", [{ name: "image", filename: "a.jpg", data: new Uint8Array(dropLimits.maxBytes - 1024).fill(0x61) }])
+      const body = multipartBody("b", [{ name: "image", filename: "a.jpg", data: new Uint8Array(dropLimits.large.maxBytes - 1024).fill(0x61) }])
       // As Node's fetch sends it: the whole body behind the head, whatever the answer; then a second request.
       const answers = yield* Effect.promise(() => new Promise<string>((resolve, reject) => {
         const socket = net.connect(port, "127.0.0.1", () => {
@@ -145,7 +145,27 @@ layer(app, { excludeTestServices: true, timeout: 120_000 })("connections", (it) 
       expect(answers.toLowerCase()).not.toContain("connection: close")
     }))
 
-  it.effect(`a body no route reads is not waited for past ${Duration.toSeconds(dropLimits.timeout)} s: the answer closes the connection`, () =>
+  it.effect(`a large unread body is dropped only while the drops in progress leave room (${dropLimits.largeBudgetBytes / 1024 / 1024} MiB): past it, not read, the connection closed; a small one still dropped`, () =>
+    Effect.gen(function* () {
+      const port = yield* serverPort
+      const unauthorized = (length: number, sent: number) => ({
+        port,
+        head: requestHead("POST", "/api/describe", { authorization: "Bearer wrong", "content-type": multipartContentType("b"), "content-length": String(length) }),
+        body: [new Uint8Array(sent).fill(0x61)],
+        timeoutMs: 20_000
+      })
+      // Two large bodies announced whole and sent in part: their drops hold most of the room until their deadline.
+      const holders = yield* Effect.forEach([1, 2], () => Effect.fork(sendRaw(unauthorized(11_000_000, 1_000_000))))
+      yield* Effect.sleep("500 millis")
+      const large = yield* sendRaw(unauthorized(2_000_000, 2_000_000))
+      const small = yield* sendRaw(unauthorized(1000, 1000))
+      const held = yield* Effect.forEach(holders, Fiber.join)
+      expect([large.status, large.headers["connection"]]).toEqual([401, "close"])
+      expect([small.status, small.headers["connection"]]).toEqual([401, undefined])
+      expect(held.map((response) => [response.status, response.headers["connection"]])).toEqual([[401, "close"], [401, "close"]])
+    }).pipe(Effect.orDie), 30_000)
+
+  it.effect(`a small body no route reads is not waited for past ${Duration.toSeconds(dropLimits.small.timeout)} s: the answer closes the connection`, () =>
     Effect.gen(function* () {
       const port = yield* serverPort
       const response = yield* sendRaw({

@@ -82,7 +82,7 @@ const imageTooLarge = "Image too large: the maximum is 10 MB"
 /** What was sent: the variants, and whether an unread body is read and dropped (http/connections.ts). */
 interface Sent {
   readonly variants: Variants
-  /** Whole, within `dropLimits.maxBytes`, and not announced past it. */
+  /** Whole, within `dropLimits.large.maxBytes`, and not announced past it. */
   readonly droppable: boolean
 }
 const notMultipart = "Bad Request, the body must be multipart/form-data"
@@ -370,7 +370,7 @@ const check = (faults: Faults, variants: Variants = plain) =>
       // waits unread for room.
       const readFirst = faults.IdempotencyKeyReused && !announced && !faults.UploadBudgetTimedOut &&
         (first === "NoCreditLeft" || first === "CreditsHeld")
-      const droppable = readFirst || (!announced && !faults.UploadTimedOut && sent.length <= dropLimits.maxBytes)
+      const droppable = readFirst || (!announced && !faults.UploadTimedOut && sent.length <= dropLimits.large.maxBytes)
       const closes = typeof expected.closes === "boolean" ? expected.closes : expected.closes({ variants: carried, droppable })
       expect(seen).toEqual({ status: expected.status, contentType: "application/json", body: { error }, closes })
       expect(yield* c.balance).toBe(faults.NoCreditLeft ? 0 : starting)
