@@ -1,9 +1,11 @@
 /**
  * What one webhook worker's look for a due event costs (services/WebhookDelivery.ts, `claim`) when
- * one account's receiver is paused with a backlog of due events: with PGlite, that statement runs
- * on the request thread, once a second per worker. 300 other accounts have an event each, due
- * later, so nothing can be claimed: each look is one claim that finds nothing. In-process, on
- * in-memory PGlite, with the code `BENCH_REV` or the working tree names (lib/source.ts).
+ * one account has a backlog: due events of a paused receiver, or retries due later (a receiver that
+ * fails fast; with a paused receiver's one due event besides, so that the look counts the events in
+ * flight). With PGlite that statement runs on the request thread, once a second per worker.
+ * 300 other accounts have an event each, due later, so nothing can be claimed: each look is one
+ * claim that finds nothing. In-process, on in-memory PGlite, with the code `BENCH_REV` or the
+ * working tree names (lib/source.ts).
  *
  *   bun scripts/bench/webhookClaim.ts [--quick]
  *   BENCH_REV=<commit> bun scripts/bench/webhookClaim.ts     # the same on an earlier commit
@@ -28,7 +30,7 @@ const looks = quick ? 10 : 30
 const otherAccounts = 300
 
 header(
-  `A webhook worker's look for a due event, with one paused receiver's backlog (${otherAccounts} other accounts, nothing claimable)`,
+  `A webhook worker's look for a due event, with one account's backlog (${otherAccounts} other accounts, nothing claimable)`,
   `bun scripts/bench/webhookClaim.ts${quick ? " --quick" : ""}`
 )
 
@@ -36,16 +38,26 @@ const delivery = WebhookDelivery.layerWith({
   allow: parseAllowList("127.0.0.1").allow, timeout: Duration.seconds(5), poll: Duration.seconds(1), concurrency: 1, perAccount: 2
 })
 
-const measure = (backlog: number) =>
+type Backlog = "due, receiver paused" | "retries due later"
+
+const measure = (kind: Backlog, backlog: number) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const account = (id: string) => sql`INSERT INTO accounts (id, name, email, registered_at, credits) VALUES (${id}, 'bench', ${`${id}@bench`}, now(), 1)`
-    const paused = crypto.randomUUID()
-    yield* account(paused)
-    yield* sql.unsafe(`INSERT INTO webhook_events (id, account_id, url, type, payload, created_at, state, next_attempt_at)
-      SELECT 'msg_paused_' || g, '${paused}', 'http://127.0.0.1:9/hook', 'batch.completed', repeat('p', 400), now(), 'pending',
-        now() - interval '1 hour' + g * interval '1 ms' FROM generate_series(1, ${backlog}) g`)
-    yield* sql`INSERT INTO webhook_pauses (account_id, failures, until) VALUES (${paused}, 3, now() + interval '1 hour')`
+    const owner = crypto.randomUUID()
+    const paused = kind === "due, receiver paused"
+    yield* account(owner)
+    yield* sql.unsafe(`INSERT INTO webhook_events (id, account_id, url, type, payload, created_at, state, next_attempt_at, attempts)
+      SELECT 'msg_backlog_' || g, '${owner}', 'http://127.0.0.1:9/hook', 'batch.completed', repeat('p', 400), now(), 'pending',
+        now() ${paused ? "-" : "+"} interval '1 hour' + g * interval '1 ms', ${paused ? 0 : 1} FROM generate_series(1, ${backlog}) g`)
+    // A paused receiver with one due event besides: the look then counts the events in flight.
+    const pausedOwner = paused ? owner : crypto.randomUUID()
+    if (!paused) {
+      yield* account(pausedOwner)
+      yield* sql`INSERT INTO webhook_events (id, account_id, url, type, payload, created_at, state, next_attempt_at)
+        VALUES ('msg_paused', ${pausedOwner}, 'http://127.0.0.1:9/hook', 'batch.completed', 'p', now(), 'pending', now() - interval '1 hour')`
+    }
+    yield* sql`INSERT INTO webhook_pauses (account_id, failures, until) VALUES (${pausedOwner}, 3, now() + interval '1 hour')`
     for (let i = 0; i < otherAccounts; i++) {
       const other = crypto.randomUUID()
       yield* account(other)
@@ -61,7 +73,7 @@ const measure = (backlog: number) =>
       times.push(performance.now() - started)
       if (delivered !== 0) throw new Error(`a look delivered ${delivered} events: nothing should be claimable`)
     }
-    return [backlog.toLocaleString("en"), `${percentile(times, 50).toFixed(2)} ms`, `${percentile(times, 90).toFixed(2)} ms`]
+    return [kind, backlog.toLocaleString("en"), `${percentile(times, 50).toFixed(2)} ms`, `${percentile(times, 90).toFixed(2)} ms`]
   }).pipe(
     Effect.provide(delivery.pipe(
       Layer.provideMerge(ServicesLive),
@@ -72,6 +84,8 @@ const measure = (backlog: number) =>
   )
 
 const rows = []
-for (const backlog of backlogs) rows.push(await Effect.runPromise(measure(backlog)))
-console.log(table(["paused receiver's due events", `look p50 (${looks} looks)`, "look p90"], rows))
+for (const kind of ["due, receiver paused", "retries due later"] as const) {
+  for (const backlog of backlogs) rows.push(await Effect.runPromise(measure(kind, backlog)))
+}
+console.log(table(["one account's backlog", "events", `look p50 (${looks} looks)`, "look p90"], rows))
 footer()

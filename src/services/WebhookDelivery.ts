@@ -59,9 +59,6 @@ interface Outcome {
   readonly final: boolean
 }
 
-/** How many of the oldest due events a claim reads before it looks account by account (`claim`). */
-export const claimWindow = 256
-
 /** How long delivered and abandoned events (and their attempts) are kept, for the dashboard. */
 export const endedEventRetention = Duration.days(30)
 
@@ -91,43 +88,25 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
        * whose lease has not run out) and whose receiver is not paused (`pause`); on this process's
        * last free worker (`lastWorker`), of an account with none, so that accounts whose receivers
        * hang never hold every worker. Claims take turns (a transaction lock), so each counts the
-       * claims made before it, on every replica.
-       *
-       * Oldest first, read from the due index, among the first `claimWindow` due events. Only when
-       * all of those are of accounts it may not take (a paused receiver's backlog, a slow one's) is
-       * each account's earliest event read instead, one index look-up per account: one account's
-       * backlog must not make every claim, on the request thread with PGlite, read all of it (50,000
-       * events of a paused account: 60 against 8 ms a claim with 300 other accounts).
+       * claims made before it, on every replica. Oldest first, read from the due index: a claim
+       * costs what the due events of busy or paused accounts ahead of the first it may take cost
+       * (README, Known limitations: 30 ms with a paused receiver's 50,000 on PGlite, `npm run bench
+       * -- webhookClaim`). The events in flight are read from their own index, not among the
+       * retries due later (a receiver that fails fast leaves many).
        */
       const claim = (claimId: string, lastWorker: boolean) =>
         Effect.gen(function* () {
           const at = yield* now
           yield* sql`SELECT pg_advisory_xact_lock(hashtextextended('webhook-claim', 0))`
-          const [event] = yield* sql<Claimed>`WITH RECURSIVE busy AS (
+          const [event] = yield* sql<Claimed>`WITH busy AS (
               SELECT account_id FROM webhook_events WHERE state = 'pending' AND claim_id IS NOT NULL AND next_attempt_at > ${at}
               GROUP BY account_id HAVING count(*) >= ${lastWorker ? 1 : settings.perAccount}
-              UNION SELECT account_id FROM webhook_pauses WHERE until > ${at}
-            ), due AS (
-              SELECT id, account_id, next_attempt_at FROM webhook_events WHERE state = 'pending' AND next_attempt_at <= ${at}
-              ORDER BY next_attempt_at LIMIT ${claimWindow}
-            ), earliest AS (
-              (SELECT account_id, next_attempt_at FROM webhook_events WHERE state = 'pending'
-                ORDER BY account_id, next_attempt_at LIMIT 1)
-              UNION ALL
-              SELECT later.account_id, later.next_attempt_at FROM earliest, LATERAL (
-                SELECT account_id, next_attempt_at FROM webhook_events WHERE state = 'pending' AND account_id > earliest.account_id
-                ORDER BY account_id, next_attempt_at LIMIT 1) later
-            )
+              UNION SELECT account_id FROM webhook_pauses WHERE until > ${at})
             UPDATE webhook_events SET attempts = attempts + 1, claim_id = ${claimId},
             next_attempt_at = ${new Date(at.getTime() + Duration.toMillis(lease))}
-            WHERE id = (SELECT id FROM webhook_events WHERE state = 'pending' AND id = COALESCE(
-              (SELECT id FROM due WHERE account_id NOT IN (SELECT account_id FROM busy) ORDER BY next_attempt_at LIMIT 1),
-              CASE WHEN (SELECT count(*) FROM due) = ${claimWindow} THEN (
-                SELECT id FROM webhook_events WHERE state = 'pending' AND next_attempt_at <= ${at} AND account_id = (
-                  SELECT account_id FROM earliest WHERE next_attempt_at <= ${at} AND account_id NOT IN (SELECT account_id FROM busy)
-                  ORDER BY next_attempt_at LIMIT 1)
-                ORDER BY next_attempt_at LIMIT 1) END)
-              FOR UPDATE SKIP LOCKED)
+            WHERE id = (SELECT id FROM webhook_events WHERE state = 'pending' AND next_attempt_at <= ${at}
+              AND account_id NOT IN (SELECT account_id FROM busy)
+              ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED)
             RETURNING id, account_id, url, payload, attempts`
           return Option.fromNullable(event)
         }).pipe(sql.withTransaction)
