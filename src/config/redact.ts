@@ -15,18 +15,20 @@ const isSecretParameter = (name: string) => {
 }
 
 /**
- * A URL without its secrets, to print: the password; on http(s), the user name when it comes alone
- * (a token given as the user, `https://<token>@host`), where a database's or mail server's is a
- * login worth showing; and query parameters named as secrets.
+ * A URL without its secrets, to print: the password; the user name too, but a database's, which is
+ * a role worth showing (an http(s) or SMTP user name may be the token itself: GitHub's
+ * `https://<token>:x-oauth-basic@`, Postmark's SMTP login); query parameters named as secrets; and
+ * the fragment, where some put a token.
  */
 export const redactUrl = (url: string) => {
   const parsed = URL.canParse(url) ? new URL(url) : undefined
   if (parsed === undefined) return "<redacted>"
   if (parsed.password !== "") parsed.password = "redacted"
-  else if (parsed.username !== "" && /^https?:$/.test(parsed.protocol)) parsed.username = "redacted"
+  if (parsed.username !== "" && !/^postgres(ql)?:$/.test(parsed.protocol)) parsed.username = "redacted"
   for (const name of [...parsed.searchParams.keys()]) {
     if (isSecretParameter(name)) parsed.searchParams.set(name, "redacted")
   }
+  if (parsed.hash !== "") parsed.hash = "redacted"
   return parsed.toString()
 }
 

@@ -103,6 +103,7 @@ export const batchWorkers = (config: Context.Tag.Service<BatchConfig>) => Layer.
     Effect.forever
   )
 
+  const recovery = yield* makeOutageLog({ failing: "could not recover batch items", resumed: "batch items recovered again" })
   /**
    * Attempts nobody will end: those of stopped processes (their credits released first by the
    * credit sweep, so each is told from its usage row), and this process's own that no worker
@@ -121,7 +122,7 @@ export const batchWorkers = (config: Context.Tag.Service<BatchConfig>) => Layer.
     ]
     for (const item of orphans) yield* items.finish(item, { kind: "requeue" })
     if (orphans.length > 0) yield* Effect.logWarning("batch items of a stopped worker went back to the queue").pipe(Effect.annotateLogs({ items: orphans.length }))
-  }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("could not recover batch items", cause)))
+  }).pipe(Effect.matchCauseEffect({ onFailure: recovery.failed, onSuccess: () => recovery.succeeded }))
 
   yield* recover
   yield* Effect.forkScoped(Effect.forever(Effect.delay(recover, recoveryEvery)))

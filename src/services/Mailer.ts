@@ -17,9 +17,11 @@ import { messageOf } from "./messageOf.ts"
  * A failure's message as logged: nodemailer's, which names the step and the server's answer (never
  * the SMTP password), with every e-mail address in it replaced, since a server refusing a
  * recipient quotes it ("550 5.1.1 <carol@example.com>: Recipient address rejected"; found by
- * review). README, Dashboard: a sending failure is logged without the address.
+ * review), quoted local parts and address literals too. README, Dashboard: a sending failure is
+ * logged without the address.
  */
-export const withoutAddresses = (message: string) => message.replace(/[^\s<>"'(),;:[\]@]+@[^\s<>"'(),;:[\]@]+/g, "<address>")
+export const withoutAddresses = (message: string) =>
+  message.replace(/(?:"[^"]*"|[^\s<>"(),;:[\]@]+)@(?:\[[^\]]*\]|[^\s<>"'(),;:[\]@]+)/g, "<address>")
 
 export class MailFailed extends Schema.TaggedError<MailFailed>()("MailFailed", { message: Schema.String }) {}
 

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted, Schema } from "effect"
 import * as fs from "node:fs/promises"
+import { networkInterfaces } from "node:os"
 import * as path from "node:path"
 import { usage } from "../../src/cli/parse.ts"
 import { LockInfo } from "../../src/db/DataDirLock.ts"
@@ -244,6 +245,17 @@ describe("the operator CLI and the service as processes, on the embedded databas
       const env = { DATA_DIR: yield* tempDataDir }
       const { accountId, key } = yield* accountWithKey(env, 3)
       const service = yield* startService(env, "::1")
+      expect(yield* addCredits(env, accountId, 2)).toEqual({ accountId, credits: 5 })
+      yield* expectBalance(service.url, key, accountId, 5)
+    }), timeout)
+
+  // One of the machine's own addresses, not loopback: the operator route answers it, as the CLI connects from it.
+  const lanAddress = Object.values(networkInterfaces()).flat().find((own) => own?.family === "IPv4" && !own.internal)?.address
+  it.scopedLive.skipIf(lanAddress === undefined)("with HOST set to the machine's own address the CLI still reaches the running service", () =>
+    Effect.gen(function* () {
+      const env = { DATA_DIR: yield* tempDataDir }
+      const { accountId, key } = yield* accountWithKey(env, 3)
+      const service = yield* startService(env, lanAddress)
       expect(yield* addCredits(env, accountId, 2)).toEqual({ accountId, credits: 5 })
       yield* expectBalance(service.url, key, accountId, 5)
     }), timeout)

@@ -68,23 +68,29 @@ describe("the start-up summary", () => {
         METRICS_TOKEN: "<redacted>",
         OPENAI_API_KEY: "<redacted>",
         DATABASE_URL: "postgres://app:redacted@db.example.com/images",
-        SMTP_URL: "smtps://mailer:redacted@mail.example.com:465",
+        SMTP_URL: "smtps://redacted:redacted@mail.example.com:465",
         OPENAI_BASE_URL: "http://127.0.0.1:9/v1"
       })
     }))
 
-  it.effect("tokens in a URL's query under any name of a secret, or as the user name of an http(s) URL, are not shown", () =>
+  it.effect("tokens in a URL's user name (but a database's), fragment, or query under any name of a secret are not shown", () =>
     Effect.gen(function* () {
       const all = yield* read({
         ...secretVariables,
-        OTEL_EXPORTER_OTLP_ENDPOINT: "https://otel-user-token@otel.example.com/v1?api-key=q-secret-1&X-Honeycomb-Team=q-secret-2&region=eu",
-        SMTP_URL: "smtps://mailer@smtp.example.com:465/?access_token=q-secret-3"
+        OTEL_EXPORTER_OTLP_ENDPOINT: "https://otel-user-token@otel.example.com/v1?api-key=q-secret-1&X-Honeycomb-Team=q-secret-2&region=eu#q-secret-4",
+        OPENAI_BASE_URL: "https://ghp-token-5:x-oauth-basic@models.example.com/v1",
+        SMTP_URL: "smtps://smtp-token-6@smtp.example.com:465/?access_token=q-secret-3",
+        DATABASE_URL: "postgres://app:db-secret-7@db.example.com/images"
       })
       const printed = JSON.stringify(summary(all))
-      for (const secret of ["otel-user-token", "q-secret-1", "q-secret-2", "q-secret-3"]) expect(printed).not.toContain(secret)
+      for (const secret of ["otel-user-token", "q-secret-1", "q-secret-2", "q-secret-3", "q-secret-4", "ghp-token-5", "smtp-token-6", "db-secret-7"]) {
+        expect(printed).not.toContain(secret)
+      }
       expect(entries(summary(all))).toMatchObject({
-        OTEL_EXPORTER_OTLP_ENDPOINT: "https://redacted@otel.example.com/v1?api-key=redacted&X-Honeycomb-Team=redacted&region=eu",
-        SMTP_URL: "smtps://mailer@smtp.example.com:465/?access_token=redacted"
+        OTEL_EXPORTER_OTLP_ENDPOINT: "https://redacted@otel.example.com/v1?api-key=redacted&X-Honeycomb-Team=redacted&region=eu#redacted",
+        SMTP_URL: "smtps://redacted@smtp.example.com:465/?access_token=redacted",
+        // A database's user is a role, worth showing.
+        DATABASE_URL: "postgres://app:redacted@db.example.com/images"
       })
     }))
 

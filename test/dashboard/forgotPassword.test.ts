@@ -127,7 +127,7 @@ it.effect("the start-up summary names the SMTP server but never its password; a 
         Effect.exit
       )
     expect(Exit.isSuccess(yield* start("smtps://mailer:hunter2-secret@mail.example.com:465"))).toBe(true)
-    expect(lines.join("\n")).toContain("smtps://mailer:redacted@mail.example.com:465")
+    expect(lines.join("\n")).toContain("smtps://redacted:redacted@mail.example.com:465")
     expect(lines.join("\n")).not.toContain("hunter2")
     expect(lines.join("\n")).toContain("Image metadata <no-reply@images.example.com>")
     for (const url of ["https://mail.example.com", "mail.example.com"]) expect(Exit.isFailure(yield* start(url))).toBe(true)

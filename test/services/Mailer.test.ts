@@ -23,6 +23,8 @@ describe("Mailer", () => {
   it("replaces every address, however it is quoted, and nothing else", () => {
     expect(withoutAddresses(`Can't send mail - all recipients were rejected: 550 <a.b+c@x.example>: no; "d@e.org", (f@g.h)`))
       .toBe(`Can't send mail - all recipients were rejected: 550 <<address>>: no; "<address>", (<address>)`)
+    expect(withoutAddresses(`550 <"john.doe"@example.com>, <carol@[192.0.2.1]>, <o'brien@example.org>`))
+      .toBe("550 <<address>>, <<address>>, <<address>>")
     expect(withoutAddresses("connect ECONNREFUSED 127.0.0.1:25")).toBe("connect ECONNREFUSED 127.0.0.1:25")
   })
 })

@@ -16,7 +16,7 @@ import { AdminCommand, describeAdminError } from "../../cli/adminCommand.ts"
 import { runCommand } from "../../cli/commands.ts"
 import { readSmallBody } from "../connections.ts"
 import { errorResponse, failingWith } from "../errors.ts"
-import { isLocalRequest } from "../localRequest.ts"
+import { isFromThisMachine } from "../localRequest.ts"
 import { sameSecret } from "../sameSecret.ts"
 
 /** The token of the admin route; none when the route is closed (e.g. on PostgreSQL). */
@@ -31,8 +31,8 @@ class CommandCutOff extends Schema.TaggedError<CommandCutOff>()("CommandCutOff",
 export const admin = Effect.gen(function* () {
   const token = yield* OperatorToken
   const request = yield* HttpServerRequest.HttpServerRequest
-  const { formTimeout, host } = yield* AppConfig
-  if (Option.isNone(token) || !isLocalRequest(request, host)) return errorResponse(404, "Not found")
+  const { formTimeout } = yield* AppConfig
+  if (Option.isNone(token) || !isFromThisMachine(request)) return errorResponse(404, "Not found")
   if (!sameSecret(request.headers.authorization ?? "", `Bearer ${Redacted.value(token.value)}`)) {
     return errorResponse(401, "Unauthorized")
   }
