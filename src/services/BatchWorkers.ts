@@ -97,19 +97,19 @@ export const batchWorkers = (config: Context.Tag.Service<BatchConfig>) => Layer.
     })
   )
 
-  const { failed, succeeded } = yield* makeOutageLog({ failing: "a batch worker failed; it goes on after a pause", resumed: "batch workers resumed" })
-  const worker = step.pipe(
-    Effect.matchCauseEffect({ onFailure: (cause) => Effect.zipRight(failed(cause), Effect.sleep(config.poll)), onSuccess: () => succeeded }),
+  const watchedStep = yield* makeOutageLog({ failing: "a batch worker failed; it goes on after a pause", resumed: "batch workers resumed" })
+  const worker = watchedStep(step).pipe(
+    Effect.flatMap((stepped) => stepped ? Effect.void : Effect.sleep(config.poll)),
     Effect.forever
   )
 
-  const recovery = yield* makeOutageLog({ failing: "could not recover batch items", resumed: "batch items recovered again" })
+  const watchedRecovery = yield* makeOutageLog({ failing: "could not recover batch items", resumed: "batch items recovered again" })
   /**
    * Attempts nobody will end: those of stopped processes (their credits released first by the
    * credit sweep, so each is told from its usage row), and this process's own that no worker
    * holds (one that gave up ending it). Rows are read before `live`.
    */
-  const recover = Effect.gen(function* () {
+  const recover = watchedRecovery(Effect.gen(function* () {
     const elsewhere = yield* items.runningElsewhere(instance.id)
     const processes = [...new Set(elsewhere.map((item) => item.claimedBy))]
     const gone = yield* Effect.filter(processes, (id) => Effect.map(instance.isAlive(id), (alive) => !alive))
@@ -122,7 +122,7 @@ export const batchWorkers = (config: Context.Tag.Service<BatchConfig>) => Layer.
     ]
     for (const item of orphans) yield* items.finish(item, { kind: "requeue" })
     if (orphans.length > 0) yield* Effect.logWarning("batch items of a stopped worker went back to the queue").pipe(Effect.annotateLogs({ items: orphans.length }))
-  }).pipe(Effect.matchCauseEffect({ onFailure: recovery.failed, onSuccess: () => recovery.succeeded }))
+  }))
 
   yield* recover
   yield* Effect.forkScoped(Effect.forever(Effect.delay(recover, recoveryEvery)))

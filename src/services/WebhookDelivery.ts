@@ -201,10 +201,9 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
       )
       // Each worker looks again on its own: one held by a receiver that hangs does not hold the others.
       // A database outage is logged once by this process, not by each worker at each look, then its end.
-      const { failed, succeeded } = yield* makeOutageLog({ failing: "could not deliver webhook events", resumed: "webhook deliveries resumed" })
+      const watched = yield* makeOutageLog({ failing: "could not deliver webhook events", resumed: "webhook deliveries resumed" })
       const run = Effect.forEach(workers, (worker) =>
-        worker.pipe(
-          Effect.matchCauseEffect({ onFailure: failed, onSuccess: () => succeeded }),
+        watched(worker).pipe(
           Effect.zipRight(Effect.sleep(settings.poll)),
           Effect.forever
         ), { concurrency: "unbounded", discard: true })

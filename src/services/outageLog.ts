@@ -7,9 +7,15 @@ import type * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 
+/** `watched(effect)` runs `effect`, logs as above, and says whether it succeeded; it never fails. */
 export const makeOutageLog = (messages: { readonly failing: string; readonly resumed: string }) =>
-  Effect.map(Ref.make(false), (failing) => ({
-    failed: (cause: Cause.Cause<unknown>) =>
-      Effect.flatMap(Ref.getAndSet(failing, true), (already) => already ? Effect.void : Effect.logWarning(messages.failing, cause)),
-    succeeded: Effect.flatMap(Ref.getAndSet(failing, false), (was) => was ? Effect.logInfo(messages.resumed) : Effect.void)
-  }))
+  Effect.map(Ref.make(false), (failing) => {
+    const failed = (cause: Cause.Cause<unknown>) =>
+      Effect.flatMap(Ref.getAndSet(failing, true), (already) => already ? Effect.void : Effect.logWarning(messages.failing, cause))
+    const succeeded = Effect.flatMap(Ref.getAndSet(failing, false), (was) => was ? Effect.logInfo(messages.resumed) : Effect.void)
+    return <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<boolean, never, R> =>
+      Effect.matchCauseEffect(effect, {
+        onFailure: (cause) => Effect.as(failed(cause), false),
+        onSuccess: () => Effect.as(succeeded, true)
+      })
+  })
