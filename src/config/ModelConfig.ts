@@ -8,7 +8,7 @@ import * as Context from "effect/Context"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { type AsUploadedFormat, asUploadedFormats } from "../domain/asUploaded.ts"
-import { secretShown } from "./redact.ts"
+import { redactUrl, secretShown } from "./redact.ts"
 import { isHttpUrl } from "./rules.ts"
 
 const positiveInteger = (name: string, fallback: number) =>
@@ -17,9 +17,17 @@ const positiveInteger = (name: string, fallback: number) =>
     Config.withDefault(fallback)
   )
 
-/** An empty variable (`OPENAI_API_KEY=` in an env file) counts as unset. */
+/**
+ * Trimmed: a secret file keeps its final newline (`kubectl create secret --from-file`), and `fetch`
+ * trims a header's value, so the endpoint gets the bare key; it is the one to take out of logged
+ * text too (found by review: the untrimmed one was looked for, and an echoed key was logged).
+ * An empty variable (`OPENAI_API_KEY=` in an env file) counts as unset.
+ */
 const apiKey = Config.option(Config.redacted("OPENAI_API_KEY")).pipe(
-  Config.map(Option.filter((key) => Redacted.value(key).trim() !== ""))
+  Config.map(Option.flatMap((key) => {
+    const trimmed = Redacted.value(key).trim()
+    return trimmed === "" ? Option.none() : Option.some(Redacted.make(trimmed))
+  }))
 )
 
 const baseUrl = Config.string("OPENAI_BASE_URL").pipe(
@@ -75,11 +83,11 @@ const imageAsUploaded = Config.string("MODEL_IMAGE_AS_UPLOADED").pipe(
   Config.map(Option.flatMap((raw) => Option.fromNullable(raw.trim() === "" ? undefined : asUploadedList(raw))))
 )
 
+/** An Azure OpenAI resource's address. */
+export const isAzureOpenAi = (baseUrl: string) => new URL(baseUrl).hostname.endsWith(".openai.azure.com")
+
 /** The endpoints whose documentation lists WebP among the image formats they take. */
-const takesWebp = (baseUrl: string) => {
-  const host = new URL(baseUrl).hostname
-  return host === "api.openai.com" || host.endsWith(".openai.azure.com")
-}
+const takesWebp = (baseUrl: string) => new URL(baseUrl).hostname === "api.openai.com" || isAzureOpenAi(baseUrl)
 
 const defaultAsUploaded = (baseUrl: string): ReadonlyArray<AsUploadedFormat> =>
   takesWebp(baseUrl) ? ["jpeg", "png", "webp"] : ["jpeg", "png"]
@@ -147,8 +155,7 @@ export const modelSummary = (describer: DescriberSettings, model: OpenAiConfig) 
   DESCRIBER: Option.getOrElse(describer.requested, () => `unset: ${describer.modelConfigured ? "openai-compatible" : "offline"}`),
   NODE_ENV: describer.production ? "production" : "not production",
   OPENAI_API_KEY: secretShown(model.apiKey, "unset"),
-  // Its origin and path: no credentials, no query.
-  OPENAI_BASE_URL: `${new URL(model.baseUrl).origin}${new URL(model.baseUrl).pathname}`,
+  OPENAI_BASE_URL: redactUrl(model.baseUrl),
   MODEL: model.model,
   MODEL_TIMEOUT_MS: model.timeoutMs,
   MODEL_MAX_OUTPUT_TOKENS: model.maxOutputTokens,

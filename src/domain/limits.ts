@@ -14,6 +14,11 @@ export const limits = {
   fieldDescriptionLength: 1000,
   /** §2.2 combined answer size for all fields, in words. */
   answerWords: 1500,
+  /**
+   * The same budget in characters other than spaces, 16 a word: a model caught in a loop writes
+   * runs that are not words (`!!!…`, emoji, one endless word), which the count of words misses.
+   */
+  answerCharacters: 1500 * 16,
   /** §8 `keywords` and `context`: only the first 1,000 characters are used. */
   keywordsLength: 1000,
   contextLength: 1000,

@@ -84,29 +84,43 @@ export const answerJsonSchema = (fields: SchemaFields) => ({
   additionalProperties: false
 })
 
-/** Some endpoints in JSON mode still wrap the object in a Markdown fence; only that is undone. */
-const unfenced = (text: string) => {
-  const fenced = /^```(?:json)?\s*\n([\s\S]*)\n```$/i.exec(text.trim())
-  return fenced?.[1] ?? text
+/**
+ * The JSON object in a model's text (`decodeAnswer`), from its first `{` to its last `}`:
+ * endpoints in JSON mode still wrap it in a Markdown fence, on one line or several; small local
+ * models put a sentence before or after it; reasoning models served without a reasoning parser (DeepSeek-R1 on vLLM)
+ * write their thoughts first, between `<think>` and `</think>`, which go first. What is left must
+ * still be exactly the requested keys. Each step is one linear scan: the text may be 512 KiB of
+ * anything.
+ */
+export const answerObject = (text: string): string => {
+  const thinking = text.trimStart().startsWith("<think>")
+  const thoughtsEnd = thinking ? text.indexOf("</think>") : -1
+  // Thoughts that never end: the answer never began.
+  if (thinking && thoughtsEnd === -1) return ""
+  const answer = thinking ? text.slice(thoughtsEnd + "</think>".length) : text
+  const first = answer.search(/[[{]/)
+  const last = answer.lastIndexOf("}")
+  // An array is an answer of another shape, not an object with words around it.
+  return first !== -1 && answer[first] === "{" && last > first ? answer.slice(first, last + 1) : answer
 }
 
+/** The tidy-up of one field's value (altTextGuard.ts): the opener rule only for the default fields of §2.2. */
+export const valueGuard = (field: SchemaField): (value: string) => string =>
+  defaultFields.includes(field) ? guardAltText : collapseWhitespace
+
 /**
- * Reads the model's text: JSON holding exactly the requested keys, all strings. Every value is
- * trimmed, its whitespace collapsed; the default fields' lose a leading "Image of" too
+ * Reads the model's text (`answerObject`): JSON holding exactly the requested keys, all strings.
+ * Every value is trimmed, its whitespace collapsed; the default fields' lose a leading "Image of" too
  * (`guardAltText`), a schema's own fields keep theirs (`valueGuard`). Keys come out in
  * the requested order (JavaScript still lists integer-like names such as `"2"` first in any object).
  * Field names such as `constructor` are ordinary keys here: the result is built with
  * `Object.fromEntries`, never by assignment.
  */
-/** The tidy-up of one field's value (altTextGuard.ts): the opener rule only for the default fields of §2.2. */
-export const valueGuard = (field: SchemaField): (value: string) => string =>
-  defaultFields.includes(field) ? guardAltText : collapseWhitespace
-
 export const decodeAnswer = (fields: SchemaFields, text: string): Either.Either<DescribeResult, ParseError> => {
   const answer = Schema.parseJson(
     Schema.Struct(Object.fromEntries(fields.map((field) => [field.name, Schema.String])))
   )
-  return Schema.decodeUnknownEither(answer, { onExcessProperty: "error" })(unfenced(text)).pipe(
+  return Schema.decodeUnknownEither(answer, { onExcessProperty: "error" })(answerObject(text)).pipe(
     Either.map((values) =>
       Object.fromEntries(fields.map((field) => [field.name, valueGuard(field)(values[field.name] ?? "")]))
     )

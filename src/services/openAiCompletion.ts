@@ -20,7 +20,7 @@ import { exceedsAnswerBudget } from "../domain/answerBudget.ts"
 import { decodeAnswer } from "../domain/prompt.ts"
 import { retryAfterMillis } from "../domain/retryAfter.ts"
 import { cappedFetch, ReplyTooLarge } from "./cappedFetch.ts"
-import type { OpenAiConfig } from "../config/ModelConfig.ts"
+import { isAzureOpenAi, type OpenAiConfig } from "../config/ModelConfig.ts"
 import { messageOf } from "./messageOf.ts"
 
 /**
@@ -31,7 +31,7 @@ import { messageOf } from "./messageOf.ts"
  */
 const maxReplyBytes = 512 * 1024
 
-/** Time-out, network error, 429 or 5xx: worth another attempt, after `retryAfterMs` if the endpoint asked. */
+/** Time-out, network error, 408, 409, 429 or 5xx: worth another attempt, after `retryAfterMs` if the endpoint asked. */
 class Transient extends Data.TaggedError("Transient")<{ readonly retryAfterMs: number | undefined }> {}
 /** Any other 4xx (bad key, unknown model, unsupported parameter): retrying cannot help. */
 class Rejected extends Data.TaggedError("Rejected") {}
@@ -39,23 +39,45 @@ class Rejected extends Data.TaggedError("Rejected") {}
 class BadAnswer extends Data.TaggedError("BadAnswer")<{ readonly reason: "invalid-answer" | "refusal" }> {}
 /** The answer hit the output budget: `finish_reason: "length"`, over §2.2's words, or over the byte cap. */
 class TooLong extends Data.TaggedError("TooLong") {}
+/**
+ * The model spent the output budget before its answer began, on reasoning (o-series, gpt-5,
+ * Gemini 2.5, DeepSeek-R1): its fault or the budget's, not the schema's (found by review: a
+ * one-field schema was answered §7.1's 400, which a client must not retry).
+ */
+class BudgetSpent extends Data.TaggedError("BudgetSpent") {}
 
-type CallFailure = Transient | Rejected | BadAnswer | TooLong
+type CallFailure = Transient | Rejected | BadAnswer | TooLong | BudgetSpent
+
+/** The statuses the `openai` package itself would retry: time-out, lock conflict, rate limit, server error. */
+const transientStatus = (status: number | undefined) =>
+  status === undefined || status === 408 || status === 409 || status === 429 || status >= 500
 
 const classify = (error: unknown, now: number): Transient | Rejected | TooLong =>
   error instanceof ReplyTooLarge
     ? new TooLong()
-    : error instanceof APIError && (error.status === undefined || error.status === 429 || error.status >= 500)
-    // No status: a connection error or time-out.
-    ? new Transient({ retryAfterMs: retryAfterMillis((name) => error.headers?.get(name) ?? null, now) })
-    : new Rejected()
+    : error instanceof APIError
+    ? transientStatus(error.status)
+      // No status: a connection error or time-out.
+      ? new Transient({ retryAfterMs: retryAfterMillis((name) => error.headers?.get(name) ?? null, now) })
+      : new Rejected()
+    // Thrown while the reply's body was read: the connection closed or reset mid-answer.
+    : new Transient({ retryAfterMs: undefined })
+
+/** A count a server may leave out or send as `null`: read for the log only. */
+const count = Schema.optional(Schema.NullOr(Schema.Number))
+
+/** Text, or text parts as some servers send it (Mistral's `[{ "type": "text", "text": … }]`). */
+const Content = Schema.Union(
+  Schema.String,
+  Schema.Array(Schema.Struct({ type: Schema.String, text: Schema.optional(Schema.String) }))
+)
 
 /** The part of the reply we read. Decoded, not trusted: compatible servers vary. */
 const Completion = Schema.Struct({
   choices: Schema.Array(
     Schema.Struct({
       message: Schema.Struct({
-        content: Schema.optional(Schema.NullOr(Schema.String)),
+        content: Schema.optional(Schema.NullOr(Content)),
         refusal: Schema.optional(Schema.NullOr(Schema.String))
       }),
       finish_reason: Schema.optional(Schema.NullOr(Schema.String))
@@ -63,21 +85,36 @@ const Completion = Schema.Struct({
   ),
   usage: Schema.optional(
     Schema.NullOr(
-      Schema.Struct({ prompt_tokens: Schema.Number, completion_tokens: Schema.Number, total_tokens: Schema.Number })
+      Schema.Struct({
+        prompt_tokens: count,
+        completion_tokens: count,
+        total_tokens: count,
+        completion_tokens_details: Schema.optional(Schema.NullOr(Schema.Struct({ reasoning_tokens: count })))
+      })
     )
   )
 })
 type Completion = typeof Completion.Type
 
+/** An error in a reply whose status said success: its `code`, when a number, is the status it stands for. */
+const InBandError = Schema.Struct({ error: Schema.Struct({ code: Schema.optional(Schema.Unknown) }) })
+
+/** The most of an endpoint's text a log line holds: a proxy's error page can be hundreds of KB. */
+const loggedChars = 1000
+
 /**
- * An endpoint's error text with our key taken out: OpenAI masks a wrong key in its message, but a
- * proxy or a compatible server may echo the `Authorization` header whole, and the text is logged.
+ * An endpoint's text as logged: our key taken out (OpenAI masks a wrong key in its message, but a
+ * proxy or a compatible server may echo the `Authorization` header whole), and cut to `loggedChars`.
  */
-const keyRemover = (apiKey: Option.Option<Redacted.Redacted<string>>) => (text: string): string =>
-  Option.match(Option.filter(Option.map(apiKey, Redacted.value), (key) => key !== ""), {
+const loggable = (apiKey: Option.Option<Redacted.Redacted<string>>) => (text: string): string => {
+  const withoutKey = Option.match(Option.map(apiKey, Redacted.value), {
     onNone: () => text,
     onSome: (key) => text.replaceAll(key, "<redacted>")
   })
+  return withoutKey.length <= loggedChars
+    ? withoutKey
+    : `${withoutKey.slice(0, loggedChars)}… (${withoutKey.length - loggedChars} more characters)`
+}
 
 /**
  * Sends one request. Interruption (the deadline, a client hanging up) aborts the HTTP call
@@ -88,7 +125,7 @@ const requestCompletion = (
   client: OpenAI,
   body: ChatCompletionCreateParamsNonStreaming,
   about: { readonly model: string; readonly imageBytes: number },
-  withoutKey: (text: string) => string
+  logged: (text: string) => string
 ) =>
   Effect.gen(function* () {
     const started = yield* Clock.currentTimeMillis
@@ -104,7 +141,7 @@ const requestCompletion = (
               ...about,
               latencyMs: ms,
               status: error instanceof APIError ? error.status : undefined,
-              error: withoutKey(messageOf(error))
+              error: logged(messageOf(error))
             })
           )
         )
@@ -119,31 +156,68 @@ const requestCompletion = (
         ...about,
         latencyMs: ms,
         finishReason: Option.getOrUndefined(Option.flatMapNullable(completion, (c) => c.choices[0]?.finish_reason)),
-        promptTokens: Option.getOrUndefined(Option.map(usage, (u) => u.prompt_tokens)),
-        completionTokens: Option.getOrUndefined(Option.map(usage, (u) => u.completion_tokens)),
-        totalTokens: Option.getOrUndefined(Option.map(usage, (u) => u.total_tokens))
+        promptTokens: Option.getOrUndefined(Option.flatMapNullable(usage, (u) => u.prompt_tokens)),
+        completionTokens: Option.getOrUndefined(Option.flatMapNullable(usage, (u) => u.completion_tokens)),
+        reasoningTokens: Option.getOrUndefined(Option.flatMapNullable(usage, (u) => u.completion_tokens_details?.reasoning_tokens)),
+        totalTokens: Option.getOrUndefined(Option.flatMapNullable(usage, (u) => u.total_tokens))
       })
     )
-    return yield* Option.match(completion, {
-      onNone: () => Effect.fail(new BadAnswer({ reason: "invalid-answer" })),
-      onSome: Effect.succeed
-    })
+    if (Option.isSome(completion)) return completion.value
+    const text = logged(typeof reply === "string" ? reply : JSON.stringify(reply) ?? String(reply))
+    // An error sent with a 200 (OpenRouter's `{"error": {"code": 502, …}}`) counts as its code would.
+    const inBand = Schema.decodeUnknownOption(InBandError)(reply)
+    if (Option.isSome(inBand)) {
+      const code = typeof inBand.value.error.code === "number" ? inBand.value.error.code : undefined
+      yield* Effect.logWarning("model call failed").pipe(Effect.annotateLogs({ ...about, latencyMs: ms, status: code, error: text }))
+      return yield* Effect.fail(transientStatus(code) ? new Transient({ retryAfterMs: undefined }) : new Rejected())
+    }
+    // A proxy's login page, a reply of another API: said, cut, as it came.
+    yield* Effect.logWarning("model reply is not a chat completion").pipe(Effect.annotateLogs({ ...about, reply: text }))
+    return yield* new BadAnswer({ reason: "invalid-answer" })
   })
+
+/** The text of a message, its parts joined when it came in parts. */
+const textOf = (content: typeof Content.Type | null | undefined): string =>
+  typeof content === "string" ? content : (content ?? []).map((part) => (part.type === "text" ? part.text ?? "" : "")).join("")
+
+/**
+ * Cut off by the budget before its answer began: no text, or reasoning most of what was written.
+ * A schema is not to blame then (§7.1's 400 is for the answer it asks for).
+ */
+const spentOnReasoning = (completion: Completion, text: string) => {
+  const details = completion.usage?.completion_tokens_details
+  const reasoning = details?.reasoning_tokens ?? 0
+  const written = completion.usage?.completion_tokens ?? 0
+  return text.trim() === "" || (reasoning > 0 && reasoning * 2 >= written)
+}
 
 /**
  * Length first (a cut-off answer is never usable), then refusal, then the fields (§2.1), then the
  * words (§2.2): the endpoint's `finish_reason` is not trusted to have kept to the budget.
  */
-const readAnswer = (fields: SchemaFields, completion: Completion): Effect.Effect<DescribeResult, BadAnswer | TooLong> => {
+const readAnswer = (
+  fields: SchemaFields,
+  completion: Completion,
+  maxOutputTokens: number
+): Effect.Effect<DescribeResult, BadAnswer | TooLong | BudgetSpent> => {
   const choice = completion.choices[0]
-  if (choice?.finish_reason === "length") return Effect.fail(new TooLong())
+  const text = textOf(choice?.message.content)
+  const rejected = (reason: string, failure: BadAnswer | TooLong | BudgetSpent) =>
+    Effect.zipRight(Effect.logWarning("model answer rejected").pipe(Effect.annotateLogs({ reason })), Effect.fail(failure))
+  if (choice?.finish_reason === "length") {
+    return spentOnReasoning(completion, text)
+      ? rejected(
+        `the model spent its whole output budget (MODEL_MAX_OUTPUT_TOKENS=${maxOutputTokens}) before its answer, reasoning: raise the budget or lower the model's reasoning effort`,
+        new BudgetSpent()
+      )
+      : rejected("too-long", new TooLong())
+  }
   const refused = (choice?.message.refusal ?? "").trim() !== "" || choice?.finish_reason === "content_filter"
-  const answer = refused
-    ? Either.left(new BadAnswer({ reason: "refusal" }))
-    : Either.mapLeft(decodeAnswer(fields, choice?.message.content ?? ""), () => new BadAnswer({ reason: "invalid-answer" }))
-  return Effect.tapError(answer, (failure) =>
-    Effect.logWarning("model answer rejected").pipe(Effect.annotateLogs({ reason: failure.reason }))
-  ).pipe(Effect.filterOrFail((result) => !exceedsAnswerBudget(Object.values(result)), () => new TooLong()))
+  if (refused) return rejected("refusal", new BadAnswer({ reason: "refusal" }))
+  return Either.match(decodeAnswer(fields, text), {
+    onLeft: () => rejected("invalid-answer", new BadAnswer({ reason: "invalid-answer" })),
+    onRight: (result) => exceedsAnswerBudget(Object.values(result)) ? rejected("too-long", new TooLong()) : Effect.succeed(result)
+  })
 }
 
 /**
@@ -175,6 +249,8 @@ const toDescriberError = (failure: CallFailure | GenerationFailed): AnswerTooLon
       return new AnswerTooLong()
     case "BadAnswer":
       return new GenerationFailed({ reason: failure.reason })
+    case "BudgetSpent":
+      return new GenerationFailed({ reason: "budget-spent" })
     case "Transient":
     case "Rejected":
       return new GenerationFailed({ reason: "failed" })
@@ -187,11 +263,7 @@ const toDescriberError = (failure: CallFailure | GenerationFailed): AnswerTooLon
  */
 export const makeGeneration = (settings: OpenAiConfig) => {
   const client = new OpenAI({
-    // The client refuses to start without a key; local servers (Ollama, vLLM) need none, so a
-    // placeholder satisfies it and the `Authorization: null` header below keeps it off the wire.
-    apiKey: Option.match(settings.apiKey, { onNone: () => "unused", onSome: Redacted.value }),
-    baseURL: settings.baseUrl,
-    ...(Option.isNone(settings.apiKey) && { defaultHeaders: { Authorization: null } }),
+    ...endpointRequests(settings),
     // Effect owns retries and the deadline; the client's own would multiply them.
     maxRetries: 0,
     timeout: settings.timeoutMs,
@@ -202,26 +274,57 @@ export const makeGeneration = (settings: OpenAiConfig) => {
     logLevel: "off",
     fetch: cappedFetch(maxReplyBytes)
   })
-  const withoutKey = keyRemover(settings.apiKey)
+  const logged = loggable(settings.apiKey)
 
   return (
     payload: ChatCompletionCreateParamsNonStreaming,
     fields: SchemaFields,
     imageBytes: number
   ): Effect.Effect<DescribeResult, AnswerTooLong | GenerationFailed> => {
-    const completion = requestCompletion(client, payload, { model: settings.model, imageBytes }, withoutKey).pipe(
+    const about = { model: settings.model, imageBytes }
+    const completion = requestCompletion(client, payload, about, logged).pipe(
       Effect.retry({ schedule: transientRetries, while: worthRetrying })
     )
     // An unusable answer (bad JSON, wrong keys, refusal) gets one more try, then fails.
     return completion.pipe(
-      Effect.flatMap((answer) => readAnswer(fields, answer)),
+      Effect.flatMap((answer) => readAnswer(fields, answer, settings.maxOutputTokens)),
       Effect.retry({ times: 1, while: (failure) => failure._tag === "BadAnswer" }),
       Effect.mapError(toDescriberError),
       Effect.timeoutFail({
         duration: settings.timeoutMs,
         onTimeout: () => new GenerationFailed({ reason: "timeout" })
       }),
+      // The deadline interrupts the call in flight, which then logs nothing of its own.
+      Effect.tapError((error) =>
+        error._tag === "GenerationFailed" && error.reason === "timeout"
+          ? Effect.logWarning("model call timed out").pipe(Effect.annotateLogs({ ...about, timeoutMs: settings.timeoutMs }))
+          : Effect.void),
       Effect.withSpan("OpenAiDescriber.describe", { attributes: { model: settings.model, fields: fields.length } })
     )
+  }
+}
+
+/**
+ * Where requests go and what they carry:
+ * - The query of `OPENAI_BASE_URL` travels apart: the `openai` package appends its path to the
+ *   whole base URL, query included (found by review: Azure's `?api-version=…` became
+ *   `?api-version=…%2Fchat%2Fcompletions`).
+ * - The client refuses to start without a key; local servers (Ollama, vLLM) need none, so a
+ *   placeholder satisfies it and the `Authorization: null` header keeps it off the wire.
+ * - Azure's deployment URLs (`/openai/deployments/<name>?api-version=…`) take the key only as `api-key`.
+ */
+export const endpointRequests = (settings: Pick<OpenAiConfig, "apiKey" | "baseUrl">) => {
+  const url = new URL(settings.baseUrl)
+  const defaultQuery = Object.fromEntries(url.searchParams)
+  url.search = ""
+  url.hash = ""
+  return {
+    apiKey: Option.match(settings.apiKey, { onNone: () => "unused", onSome: Redacted.value }),
+    baseURL: url.toString(),
+    defaultQuery,
+    defaultHeaders: Option.match(settings.apiKey, {
+      onNone: (): Record<string, string | null> => ({ Authorization: null }),
+      onSome: (key) => (isAzureOpenAi(settings.baseUrl) ? { "api-key": Redacted.value(key) } : {})
+    })
   }
 }

@@ -69,7 +69,7 @@ describe("the start-up summary", () => {
         OPENAI_API_KEY: "<redacted>",
         DATABASE_URL: "postgres://app:redacted@db.example.com/images",
         SMTP_URL: "smtps://redacted:redacted@mail.example.com:465",
-        OPENAI_BASE_URL: "http://127.0.0.1:9/v1"
+        OPENAI_BASE_URL: "http://redacted:redacted@127.0.0.1:9/v1"
       })
     }))
 

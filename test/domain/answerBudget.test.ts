@@ -31,4 +31,17 @@ describe("exceedsAnswerBudget (§2.2: about 1,500 words for all fields together)
     expect(exceedsAnswerBudget(["海辺で夕日を見ています".repeat(400)])).toBe(true)
     expect(exceedsAnswerBudget(["我们在海滩上看日落".repeat(100)])).toBe(false)
   })
+
+  it("counts characters besides spaces too: a model's loop of marks, emoji or one endless word is over", () => {
+    for (const loop of ["!".repeat(400_000), "🚲".repeat(100_000), ". ".repeat(200_000), "a".repeat(400_000)]) {
+      expect(exceedsAnswerBudget(["A bicycle", loop])).toBe(true)
+    }
+    expect(exceedsAnswerBudget(["!".repeat(limits.answerCharacters)])).toBe(false)
+    expect(exceedsAnswerBudget(["!".repeat(limits.answerCharacters), " \n ".repeat(1000)])).toBe(false)
+    expect(exceedsAnswerBudget(["!".repeat(limits.answerCharacters), "!"])).toBe(true)
+  })
+
+  it("takes 1,500 long words, a comma after each: 16 characters a word is room enough for German", () => {
+    expect(exceedsAnswerBudget([Array.from({ length: limits.answerWords }, () => "Fahrradständer,").join(" ")])).toBe(false)
+  })
 })

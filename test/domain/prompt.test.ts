@@ -184,14 +184,22 @@ describe("decodeAnswer", () => {
     )
   })
 
-  it("accepts a JSON object inside a Markdown fence", () => {
-    expect(Either.isRight(decodeAnswer(fields, "```json\n" + JSON.stringify(valid) + "\n```"))).toBe(true)
+  it.each([
+    ["inside a Markdown fence", "```json\n" + JSON.stringify(valid) + "\n```"],
+    ["inside a fence on one line", "```json " + JSON.stringify(valid) + "```"],
+    ["after a sentence and before another", `Here is the JSON you asked for:\n${JSON.stringify(valid)}\nI hope it helps {:`],
+    ["after a reasoning model's thoughts, braces in them", `<think>The user wants {title, caption}. A red square.</think>\n\n${JSON.stringify(valid)}`]
+  ])("reads the JSON object %s", (_, text) => {
+    expect(decodeAnswer(fields, text)).toEqual(decodeAnswer(fields, JSON.stringify(valid)))
+    expect(Either.isRight(decodeAnswer(fields, text))).toBe(true)
   })
 
   it.each([
     ["invalid JSON", '{"title": "Sunset"'],
     ["plain text", "Sunset over the sea"],
     ["an array", JSON.stringify([valid])],
+    ["an array after a sentence", `Here it is: ${JSON.stringify([valid])}`],
+    ["thoughts that never end", `<think>${JSON.stringify(valid)}`],
     ["null", "null"],
     ["a missing key", JSON.stringify({ title: "a", caption: "c" })],
     ["an extra key", JSON.stringify({ ...valid, x: "1" })],

@@ -3,7 +3,7 @@
  * recorded, every answer scripted. `it.live` wherever the deadline or the backoff needs real time.
  */
 import { assert, describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Exit, Fiber, HashMap, Layer, Logger } from "effect"
+import { Duration, Effect, Exit, Fiber, HashMap, Layer, Logger, Option, Redacted } from "effect"
 import sharp from "sharp"
 import { defaultFields, type DescribeRequest, type PreparedImage } from "../../src/domain/describe.ts"
 import { AnswerTooLong, GenerationFailed } from "../../src/domain/errors.ts"
@@ -14,9 +14,11 @@ import { ModelConfig } from "../../src/config/ModelConfig.ts"
 import * as DescriberLive from "../../src/services/DescriberLive.ts"
 import * as OfflineDescriber from "../../src/services/OfflineDescriber.ts"
 import * as OpenAiDescriber from "../../src/services/OpenAiDescriber.ts"
+import { endpointRequests } from "../../src/services/openAiCompletion.ts"
 import { describeWhole } from "../support/describer.ts"
 import {
   answer,
+  completionBody,
   delayed,
   type Env,
   eventually,
@@ -24,6 +26,7 @@ import {
   fakeOpenAi,
   hanging,
   json,
+  reasoningSpent,
   refusal,
   type Reply,
   sentRequest,
@@ -263,6 +266,42 @@ describe("OpenAiDescriber request", () => {
     )
   )
 
+  it.effect("sends a key kept with a final newline (a secret file) bare, and logs an echo of it without it", () =>
+    withFakeModel(
+      [() => Response.json({ error: { message: `bad auth header: Bearer ${apiKey}` } }, { status: 401 })],
+      { OPENAI_API_KEY: `  ${apiKey}\n` },
+      (describer, model) =>
+        Effect.gen(function* () {
+          yield* Effect.flip(describeWhole(describer, request))
+          expect(model.received[0]?.headers.get("authorization")).toBe(`Bearer ${apiKey}`)
+          expect(model.logs.find((line) => line.message === "model call failed")?.annotations["error"]).toBe("401 bad auth header: Bearer <redacted>")
+        })
+    ))
+
+  it.effect("keeps the query of a base URL (Azure's api-version) out of the path: it goes with every request", () =>
+    Effect.scoped(Effect.gen(function* () {
+      const fake = yield* fakeOpenAi([json(goodAnswer)])
+      const layer = OpenAiDescriber.layer.pipe(
+        Layer.provide(testSettings({ OPENAI_BASE_URL: `${fake.url}/?api-version=2024-10-21`, OPENAI_API_KEY: apiKey }))
+      )
+      const describer = yield* Effect.provide(Describer, layer)
+      assert.deepStrictEqual(yield* describeWhole(describer, request), goodResult)
+      expect(fake.received.map(({ path, search }) => path + search)).toEqual(["/v1/chat/completions?api-version=2024-10-21"])
+    })))
+
+  it("sends the key as `api-key` too to an Azure resource, whose deployment URLs take it only so", () => {
+    const key = Option.some(Redacted.make(apiKey))
+    expect(endpointRequests({ apiKey: key, baseUrl: "https://shop.openai.azure.com/openai/deployments/vision?api-version=2024-10-21" }))
+      .toEqual({
+        apiKey,
+        baseURL: "https://shop.openai.azure.com/openai/deployments/vision",
+        defaultQuery: { "api-version": "2024-10-21" },
+        defaultHeaders: { "api-key": apiKey }
+      })
+    expect(endpointRequests({ apiKey: key, baseUrl: "https://api.openai.com/v1" }).defaultHeaders).toEqual({})
+    expect(endpointRequests({ apiKey: Option.none(), baseUrl: "http://127.0.0.1:11434/v1" }).defaultHeaders).toEqual({ Authorization: null })
+  })
+
   it.effect("names the model and the endpoint, never the key", () =>
     withFakeModel([], {}, (describer, model) =>
       Effect.sync(() => {
@@ -333,6 +372,32 @@ describe("OpenAiDescriber answers", () => {
     )
   )
 
+  it.effect("reads a completion whose usage lacks counts and whose content comes in parts (Mistral)", () =>
+    withFakeModel(
+      [() => Response.json({
+        ...completionBody(null),
+        choices: [{ index: 0, message: { role: "assistant", content: [{ type: "text", text: JSON.stringify(goodAnswer).slice(0, 20) }, { type: "text", text: JSON.stringify(goodAnswer).slice(20) }] }, finish_reason: "stop" }],
+        usage: { prompt_tokens: 1200, completion_tokens: null }
+      })],
+      {},
+      (describer, model) =>
+        Effect.gen(function* () {
+          assert.deepStrictEqual(yield* describeWhole(describer, request), goodResult)
+          expect(model.received).toHaveLength(1)
+        })
+    ))
+
+  it.effect("a reasoning model that spent the budget before its answer: failed (not too long), not retried, and the log says what to change", () =>
+    withFakeModel([reasoningSpent], { MODEL_MAX_OUTPUT_TOKENS: "2500" }, (describer, model) =>
+      Effect.gen(function* () {
+        expectFailure(yield* Effect.flip(describeWhole(describer, request)), "budget-spent")
+        expect(model.received).toHaveLength(1)
+        expect(model.logs.find((line) => line.message === "model call")?.annotations["reasoningTokens"]).toBe(2500)
+        expect(String(model.logs.find((line) => line.message === "model answer rejected")?.annotations["reason"]))
+          .toContain("MODEL_MAX_OUTPUT_TOKENS=2500")
+      })
+    ))
+
   it.effect("maps finish_reason length to AnswerTooLong, without retrying", () =>
     withFakeModel([answer('{"title": "Red squ', "length")], {}, (describer, model) =>
       Effect.gen(function* () {
@@ -368,10 +433,14 @@ describe("OpenAiDescriber answers", () => {
     )
   )
 
-  it.effect("reads a reply of 400 KB whole: the byte cap leaves room for any answer within the budget", () => {
+  it.effect("reads a reply of 400 KB whole (the byte cap leaves room for any answer within the budget), then holds it to the budget", () => {
     const large = streamedAnswer(400 * 1024)
-    return withFakeModel([large.reply], {}, (describer) =>
-      Effect.map(describeWhole(describer, request), (result) => expect(result.title).toHaveLength(400 * 1024))
+    return withFakeModel([large.reply], {}, (describer, model) =>
+      Effect.gen(function* () {
+        expect(yield* Effect.flip(describeWhole(describer, request))).toBeInstanceOf(AnswerTooLong)
+        expect(model.logs.filter((line) => line.level === "WARN").map((line) => [line.message, line.annotations["reason"]]))
+          .toEqual([["model answer rejected", "too-long"]])
+      })
     )
   })
 
@@ -522,6 +591,34 @@ describe("OpenAiDescriber failures", () => {
 })
 
 describe("OpenAiDescriber logs", () => {
+  it.live("a deadline that passes: the call is logged as timed out", () =>
+    withFakeModel([hanging], { MODEL_TIMEOUT_MS: "200" }, (describer, model) =>
+      Effect.gen(function* () {
+        expectFailure(yield* Effect.flip(describeWhole(describer, request)), "timeout")
+        expect(model.logs.find((line) => line.message === "model call timed out")?.annotations).toMatchObject({ model: "gpt-4o-mini", timeoutMs: 200 })
+      })
+    ))
+
+  it.effect("a 200 that is no completion (a proxy's login page) is logged, cut to 1,000 characters", () =>
+    withFakeModel([() => new Response(`<html>${"x".repeat(50_000)}</html>`, { headers: { "content-type": "text/html" } })], {}, (describer, model) =>
+      Effect.gen(function* () {
+        expectFailure(yield* Effect.flip(describeWhole(describer, request)), "invalid-answer")
+        const lines = model.logs.filter((line) => line.message === "model reply is not a chat completion")
+        expect(lines).toHaveLength(2)
+        expect(lines[0]?.annotations["reply"]).toBe(`<html>${"x".repeat(994)}… (49013 more characters)`)
+      })
+    ))
+
+  it.effect("an error page of hundreds of KB is logged cut to 1,000 characters", () =>
+    withFakeModel([() => new Response("<h1>Bad gateway</h1>" + "<p>nginx</p>".repeat(30_000), { status: 400 })], {}, (describer, model) =>
+      Effect.gen(function* () {
+        yield* Effect.flip(describeWhole(describer, request))
+        const error = String(model.logs.find((line) => line.message === "model call failed")?.annotations["error"])
+        expect(error.startsWith("400 <h1>Bad gateway</h1>")).toBe(true)
+        expect(error.length).toBeLessThan(1100)
+      })
+    ))
+
   it.effect("logs the cost of each call, never the key or the image", () =>
     withFakeModel([json(goodAnswer)], {}, (describer, model) =>
       Effect.gen(function* () {

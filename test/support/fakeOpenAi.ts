@@ -11,6 +11,8 @@ export type Reply = (signal: AbortSignal, body: unknown) => Response | Promise<R
 export interface Received {
   readonly method: string
   readonly path: string
+  /** The query, `?` included, or "". */
+  readonly search: string
   readonly headers: Headers
   readonly body: unknown
 }
@@ -41,6 +43,25 @@ export const json = (value: unknown): Reply => answer(JSON.stringify(value))
 export const refusal: Reply = () => Response.json(completionBody(null, "stop", "I can't help with that."))
 export const status = (code: number, headers: Record<string, string> = {}): Reply => () =>
   Response.json({ error: { message: `scripted failure ${code}`, type: "server_error", code: null } }, { status: code, headers })
+/** A reasoning model that spent the whole output budget thinking: nothing written, cut by `length`. */
+export const reasoningSpent: Reply = () =>
+  Response.json({
+    ...completionBody("", "length"),
+    usage: { prompt_tokens: 1200, completion_tokens: 2500, total_tokens: 3700, completion_tokens_details: { reasoning_tokens: 2500 } }
+  })
+/** An error sent with a 200, as OpenRouter sends an upstream's. */
+export const inBandError = (code: number): Reply => () => Response.json({ error: { code, message: `upstream failure ${code}` } })
+/** The connection breaks after the first bytes of the reply. */
+export const cutMidReply: Reply = () =>
+  new Response(
+    new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        controller.enqueue(new TextEncoder().encode('{"id":"chatcmpl-test","choices":[{"index":0,'))
+        setTimeout(() => controller.error(new Error("the connection broke")), 20)
+      }
+    }),
+    { headers: { "content-type": "application/json" } }
+  )
 /** Answers after `ms`, or gives up when the client goes away. */
 export const delayed = (ms: number, reply: Reply): Reply => (signal, body) =>
   new Promise((resolve) => {
@@ -117,7 +138,8 @@ export const fakeOpenAi = (replies: ReadonlyArray<Reply> = []) =>
             if (!replied && script === generation) aborts++
           })
           const body: unknown = await request.json()
-          received.push({ method: request.method, path: new URL(request.url).pathname, headers: request.headers, body })
+          const { pathname, search } = new URL(request.url)
+          received.push({ method: request.method, path: pathname, search, headers: request.headers, body })
           const reply = current[Math.min(received.length, current.length) - 1] ?? status(500)
           const response = await reply(request.signal, body)
           replied = true
