@@ -9,6 +9,8 @@ import * as Ref from "effect/Ref"
 
 export interface RequestFacts {
   readonly errorKind?: string
+  /** Why generation failed (`GenerationFailed`'s reason: timeout, refusal, budget-spent…), for the operator. */
+  readonly errorReason?: string
   readonly modelLatencyMs?: number
   readonly imageBytes?: number
   readonly creditsAfter?: number

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Deferred, Effect, Layer, Logger } from "effect"
+import { GenerationFailed } from "../../src/domain/errors.ts"
 import { Describer } from "../../src/services/Describer.ts"
 import { pglite } from "../support/database.ts"
 import { customer, formData, jpeg } from "../support/describe.ts"
@@ -53,6 +54,17 @@ describe("one log line per request", () => {
       // Outermost, so the server's request fibers are created with it.
       Effect.provide(Logger.replace(Logger.defaultLogger, collecting))
     ))
+
+  it.live("a generation that failed is logged with its reason, which the client is never told", () =>
+    Effect.gen(function* () {
+      const refusing = Describer.scripted(() => Effect.fail(new GenerationFailed({ reason: "refusal" })))
+      yield* Effect.gen(function* () {
+        const c = yield* customer(1)
+        const response = yield* post(c.token, "refused-by-model")
+        expect([response.status, yield* response.json]).toEqual([500, { error: "Internal Server Error" }])
+        expect(lineFor("refused-by-model")).toMatchObject({ status: 500, errorKind: "GenerationFailed", errorReason: "refusal", creditsAfter: 1 })
+      }).pipe(Effect.provide(serverWith(servicesOn(pglite, refusing))))
+    }).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, collecting))))
 
   it.live("a client that goes away while the model works still gets its line: status 499, counted in the metrics", () =>
     Effect.gen(function* () {

@@ -42,7 +42,10 @@ export const describe = Effect.gen(function* () {
     : describeOnce({ ...caller, idempotencyKey })).pipe(withoutIdleTimeout(request))
   return resultResponse(answer)
 }).pipe(
-  Effect.catchAll((error) => addToRequestLog({ errorKind: error._tag }).pipe(Effect.as(describeErrorResponse(error)))),
+  Effect.catchAll((error) =>
+    addToRequestLog({ errorKind: error._tag, ...(error._tag === "GenerationFailed" && { errorReason: error.reason }) }).pipe(
+      Effect.as(describeErrorResponse(error))
+    )),
   failingWith("Internal Server Error"),
   Effect.withSpan("POST /api/describe")
 )
