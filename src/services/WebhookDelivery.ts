@@ -22,7 +22,7 @@ import { receiverPause, retryDelay, signedHeaders } from "../domain/webhooks.ts"
 import type { AccountId } from "../domain/ids.ts"
 import { AccountWebhooks } from "./AccountWebhooks.ts"
 import { checkedAddress } from "./checkedAddress.ts"
-import { HostResolver, oneAtATime } from "./HostResolver.ts"
+import { HostResolver } from "./HostResolver.ts"
 import { makeOutageLog } from "./outageLog.ts"
 import { postTo } from "./webhookPost.ts"
 
@@ -77,8 +77,7 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const accounts = yield* AccountWebhooks
-      // Webhooks' look-ups take one of libuv's threads at most, leaving the rest to image URLs.
-      const resolver = oneAtATime(yield* HostResolver)
+      const resolver = yield* HostResolver
       const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
       // A claimed event is due again after this, should its worker die mid-attempt.
       const lease = Duration.sum(settings.timeout, Duration.minutes(1))
