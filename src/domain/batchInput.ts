@@ -111,9 +111,12 @@ const itemOf = (value: unknown, at: string): Either.Either<BatchItemInput, Batch
   return Either.right({ fields, metadata })
 }
 
-/** `webhookUrl`: a string that webhooks can be sent to (domain/webhooks.ts says which), normalised. */
+/**
+ * `webhookUrl`: a string that webhooks can be sent to (domain/webhooks.ts says which), normalised;
+ * `null` is none, as for the other optional fields (SDKs send an unset field as `null`).
+ */
 const webhookUrlOf = (value: unknown): Either.Either<string | undefined, BatchInvalid> =>
-  value === undefined
+  value === undefined || value === null
     ? Either.right(undefined)
     : typeof value !== "string"
     ? invalid(batchInputMessages.webhookUrl)

@@ -25,7 +25,7 @@ const KiB = 1024
  * room for layout; past it the text is truncated and the schema is the caller's to refuse. The
  * domain uses 1,000 characters of keywords and context and refuses a language over 64: 64 KiB
  * (at least 16,384 characters) is plenty to do either. An `imageUrl` past 8 KiB (browsers and
- * servers commonly stop near there) is truncated, and refused as not a URL to fetch.
+ * servers commonly stop near there) is truncated, and refused as a URL too long to fetch.
  */
 export const formCaps = {
   image: limits.imageBytes + 1,
@@ -87,11 +87,12 @@ export const formLanguage = (field: FormText | undefined): Either.Either<string,
 /**
  * The form as the describe uses it. Browsers send every field of a form, filled or not: an empty
  * file input as an `image` part of no bytes, an empty text input as a blank value. So an empty
- * `image` is no file (`No file uploaded`, or the `imageUrl` beside it is used) and a blank `schema`
- * is no schema (§2.2's default fields), as a blank `language` is no language.
+ * `image` is no file (`No file uploaded`, or the `imageUrl` beside it is used), a blank `imageUrl`
+ * no URL, and a blank `schema` no schema (§2.2's default fields), as a blank `language` is no language.
  */
 export const formAsUsed = (form: DescribeForm): DescribeForm => ({
   ...form,
   image: form.image === undefined || form.image.size === 0 ? undefined : form.image,
+  imageUrl: form.imageUrl === undefined || (!form.imageUrl.truncated && form.imageUrl.text.trim() === "") ? undefined : form.imageUrl,
   schema: form.schema === undefined || (!form.schema.truncated && form.schema.text.trim() === "") ? undefined : form.schema
 })

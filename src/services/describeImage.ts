@@ -16,9 +16,9 @@ import * as Scope from "effect/Scope"
 import { defaultFields, type DescribeRequest, describeResultEntries } from "../domain/describe.ts"
 import { answerAsUsed } from "../domain/describeAnswer.ts"
 import { failedCheck } from "../domain/describeChecks.ts"
-import { contextUsed, type DescribeForm, formAsUsed, type FormFile, formLanguage, type FormText, keywordsUsed } from "../domain/describeForm.ts"
+import { contextUsed, type DescribeForm, formAsUsed, formCaps, type FormFile, formLanguage, type FormText, keywordsUsed } from "../domain/describeForm.ts"
 import type { DescribeError, DescriberError } from "../domain/errors.ts"
-import { ImageUrlRefused, InvalidSchema, NoFileUploaded } from "../domain/errors.ts"
+import { ImageUrlFetchFailed, InvalidSchema, NoFileUploaded } from "../domain/errors.ts"
 import { parseSchemaFields, schemaRule } from "../domain/schemaFields.ts"
 import { imageBytesIn, imageSeconds, modelErrors, modelSeconds } from "../metrics.ts"
 import { addToRequestLog } from "./RequestFacts.ts"
@@ -56,7 +56,7 @@ const imageBytes = (source: FormFile | FormText, accountId: string) =>
   "bytes" in source
     ? Effect.succeed(source)
     : source.truncated
-    ? new ImageUrlRefused({ reason: "the URL is over the form's cap" })
+    ? new ImageUrlFetchFailed({ reason: `its URL is over ${formCaps.imageUrl / 1024} KiB` })
     : Effect.gen(function* () {
       const held = yield* Effect.flatMap(UploadBudget, (budget) => budget.hold(accountId))
       const bytes = yield* Effect.flatMap(ImageFetcher, (fetcher) => fetcher.fetch(source.text, held.take))

@@ -1,6 +1,7 @@
 /** The nesting of a batch body, counted before it is parsed (README, "Batches"). */
 import { describe, expect, it } from "@effect/vitest"
-import { nestsDeeperThan } from "../../src/domain/batchInput.ts"
+import { Either } from "effect"
+import { nestsDeeperThan, parseBatchInput } from "../../src/domain/batchInput.ts"
 
 describe("nestsDeeperThan", () => {
   it("counts arrays and objects inside one another, up to the limit included", () => {
@@ -17,5 +18,12 @@ describe("nestsDeeperThan", () => {
 
   it("refuses a million levels without reading past the limit", () => {
     expect(nestsDeeperThan("[".repeat(1_000_000), 64)).toBe(true)
+  })
+})
+
+describe("parseBatchInput", () => {
+  it("takes `null` for an optional field as its absence, `webhookUrl` as the others (SDKs send unset fields so)", () => {
+    const batch = parseBatchInput(JSON.stringify({ items: [{ imageUrl: "https://images.example.com/a.jpg" }], webhookUrl: null, itemEvents: null, metadata: null }))
+    expect(Either.map(batch, ({ webhookUrl, itemEvents }) => ({ webhookUrl, itemEvents }))).toEqual(Either.right({ webhookUrl: undefined, itemEvents: false }))
   })
 })

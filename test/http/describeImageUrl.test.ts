@@ -141,6 +141,20 @@ layer(serverWith(services), { excludeTestServices: true })("POST /api/describe w
       expect(yield* describeUrl(at("/photo.jpg"), new Uint8Array(0))).toEqual({ answer: { status: 200, contentType: "application/json", body: echoed }, balance: 1 })
     }))
 
+  it.effect("a blank URL beside an empty file part (a form forwarded whole) is no image: the spec's 400, uncharged", () =>
+    Effect.gen(function* () {
+      expect(yield* describeUrl("  ", new Uint8Array(0))).toEqual({ answer: error(400, "Bad Request, No file uploaded"), balance: 2 })
+      expect(yield* describeUrl("")).toEqual({ answer: error(400, "Bad Request, No file uploaded"), balance: 2 })
+    }))
+
+  it.effect("a URL over 8 KiB is refused as too long, never fetched: 400, uncharged", () =>
+    Effect.gen(function* () {
+      hits.delete("/photo.jpg")
+      const long = `${at("/photo.jpg")}?${"a".repeat(8 * 1024)}`
+      expect(yield* describeUrl(long)).toEqual({ answer: fetchFailed("its URL is over 8 KiB"), balance: 2 })
+      expect(hits.get("/photo.jpg")).toBeUndefined()
+    }))
+
   it.effect("a 404 from the server: 400, uncharged", () =>
     Effect.gen(function* () {
       expect(yield* describeUrl(at("/missing"))).toEqual({ answer: fetchFailed("the server answered 404"), balance: 2 })
@@ -191,7 +205,7 @@ layer(serverWith(services), { excludeTestServices: true })("POST /api/describe w
 
   it.effect("schemes other than http and https, and text that is not a URL: refused", () =>
     Effect.gen(function* () {
-      for (const url of ["file:///etc/passwd", `ftp://images.test:${port}/photo.jpg`, "data:image/jpeg;base64,/9j/4AAQ", "gopher://images.test/", "photo.jpg", ""]) {
+      for (const url of ["file:///etc/passwd", `ftp://images.test:${port}/photo.jpg`, "data:image/jpeg;base64,/9j/4AAQ", "gopher://images.test/", "photo.jpg"]) {
         expect([url, yield* describeUrl(url)]).toEqual([url, { answer: refused, balance: 2 }])
       }
     }))
