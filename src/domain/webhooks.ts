@@ -9,7 +9,7 @@ import * as Either from "effect/Either"
 import { WebhookUrlInvalid } from "./errors.ts"
 
 /** The events this service sends; their `data` is described in the OpenAPI document's `webhooks`. */
-export const webhookEventTypes = { batchCompleted: "batch.completed" } as const
+export const webhookEventTypes = { batchCompleted: "batch.completed", batchItemCompleted: "batch.item.completed" } as const
 
 const secretPrefix = "whsec_"
 

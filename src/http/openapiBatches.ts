@@ -41,12 +41,12 @@ export const listFailures: ReadonlyArray<Failure> = [
 export const batchFailures: ReadonlyArray<Failure> = [...keyFailures, notFound, serverError]
 
 const text = { type: "string" }
-const counts = {
+export const counts = {
   type: "object",
   required: ["total", "queued", "running", "succeeded", "failed", "canceled"],
   properties: Object.fromEntries(["total", "queued", "running", "succeeded", "failed", "canceled"].map((name) => [name, { type: "integer", minimum: 0 }]))
 }
-const summaryProperties = {
+export const summaryProperties = {
   id: { type: "string", format: "uuid" },
   status: { type: "string", enum: ["queued", "running", "completed", "canceled"], description: "`canceled` once DELETE canceled an item; ended when `completedAt` is set" },
   createdAt: { type: "string", format: "date-time" },
@@ -56,7 +56,7 @@ const summaryProperties = {
   counts
 }
 const summary = { type: "object", required: Object.keys(summaryProperties), properties: summaryProperties }
-const item = {
+export const item = {
   type: "object",
   required: ["index", "state"],
   properties: {

@@ -7,6 +7,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { type BatchCounts, type BatchRow, batchSummary, countsOf, itemEventData, type ItemRow } from "../domain/batch.ts"
+import { webhookEventTypes } from "../domain/webhooks.ts"
 import { Webhooks } from "./Webhooks.ts"
 import type { AccountId } from "../domain/ids.ts"
 
@@ -44,7 +45,7 @@ export const makeBatchStatements = Effect.gen(function* () {
       : webhooks.enqueue({
         accountId: batch.accountId,
         url: batch.webhookUrl,
-        event: { type: "batch.item.completed", data: itemEventData(batch.id, item) }
+        event: { type: webhookEventTypes.batchItemCompleted, data: itemEventData(batch.id, item) }
       })
 
   /**
@@ -66,7 +67,7 @@ export const makeBatchStatements = Effect.gen(function* () {
       yield* webhooks.enqueue({
         accountId: ended.accountId,
         url: ended.webhookUrl,
-        event: { type: "batch.completed", data: { batchId: summary.id, status: summary.status, counts: summary.counts } }
+        event: { type: webhookEventTypes.batchCompleted, data: { batchId: summary.id, status: summary.status, counts: summary.counts } }
       })
     })
 
