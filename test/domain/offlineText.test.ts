@@ -76,7 +76,9 @@ describe("fieldKind", () => {
     ["imageFormat", "", "format"],
     ["misc", "A comma-separated list of tags", "keywords"],
     // The name is the stronger signal.
-    ["title", "Use the keywords in it", "title"]
+    ["title", "Use the keywords in it", "title"],
+    ["pageTitle", "The title of a shop's page about a book", "title"],
+    ["colors", "The main colours, for the shoe shop's filters", "colours"]
   ] as const)("%s (%j) -> %s", (name, description, kind) => {
     expect(fieldKind(field(name, description))).toBe(kind)
   })
@@ -87,7 +89,19 @@ describe("fieldKind", () => {
     ["productName", ""],
     ["productName", "The name of the product shown, in its colour"],
     ["summary", "A longer description"],
-    ["foo", ""]
+    ["foo", ""],
+    // Asked of something in the picture, not of the picture (review: answered with the palette, the
+    // image's title, its size in pixels).
+    ["eyeColor", "The eye colour of the person"],
+    ["carColor", "Colour of the car"],
+    ["bookTitle", "The title of the book shown on the cover"],
+    ["jobTitle", "The job title of the person"],
+    ["songTitle", ""],
+    ["personHeight", "The person height in cm"],
+    ["sizeOfShoe", ""],
+    ["formatOfPackaging", ""],
+    ["couleurDesYeux", ""],
+    ["misc", "The colour of the car in the picture"]
   ] as const)("%s (%j) asks for nothing it knows", (name, description) => {
     expect(fieldKind(field(name, description))).toBeUndefined()
   })
