@@ -6,6 +6,7 @@
  * loop gives the items of processes that are gone (or this one's, lost) back to the queue.
  */
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import type * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -50,6 +51,13 @@ const intendedOf = (exit: Exit.Exit<unknown, DescribeError>): Intended =>
       })
   })
 
+/** What a failed attempt's log line says of it: the error's kind and, for a failed generation, why. */
+const failureFacts = (exit: Exit.Exit<unknown, DescribeError>) =>
+  Option.match(Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none(), {
+    onNone: () => ({}),
+    onSome: (error) => ({ errorKind: error._tag, ...(error._tag === "GenerationFailed" && { errorReason: error.reason }) })
+  })
+
 /** The workers and the recovery loop of this process, for the scope of the layer. */
 export const batchWorkers = (config: Context.Tag.Service<BatchConfig>) => Layer.scopedDiscard(Effect.gen(function* () {
   const items = yield* makeBatchItems
@@ -68,13 +76,22 @@ export const batchWorkers = (config: Context.Tag.Service<BatchConfig>) => Layer.
   /** Runs a claimed item, in the claim's uninterruptible region: only the describe may be interrupted (`restore`). */
   const run = (item: ClaimedItem, restore: Restore) =>
     Effect.gen(function* () {
+      const started = yield* Clock.currentTimeMillis
       const exit = yield* Effect.exit(restore(describeImage({
         accountId: item.accountId,
         keyId: item.keyId,
         form: Effect.succeed(itemForm(item.fields)),
         onDescribed: (described) => Effect.orDie(items.storeResult(item, described))
       })))
-      yield* finish(item, intendedOf(exit))
+      const intended = intendedOf(exit)
+      yield* finish(item, intended)
+      // An item's line, as a describe's request has its own (found by review: a failed item left none).
+      yield* Effect.logInfo("batch item").pipe(Effect.annotateLogs({
+        batchId: item.batchId,
+        outcome: intended.kind,
+        ...(intended.kind === "failed" && { status: intended.status, ...failureFacts(exit) }),
+        durationMs: (yield* Clock.currentTimeMillis) - started
+      }))
     }).pipe(
       // The attempt's id is its usage row's request id, which is how its charge is found.
       Effect.annotateLogs(requestIdAnnotation, item.attemptId),

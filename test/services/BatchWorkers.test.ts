@@ -7,7 +7,7 @@
 import { afterAll } from "vitest"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Deferred, Effect, Exit, Layer, Option, Redacted, Ref, Schedule, Scope } from "effect"
+import { Deferred, Effect, Exit, HashMap, Layer, Logger, Option, Redacted, Ref, Schedule, Scope } from "effect"
 import * as Database from "../../src/db/Database.ts"
 import { AccountId } from "../../src/domain/ids.ts"
 import { requestIdAnnotation } from "../../src/domain/requestId.ts"
@@ -75,6 +75,36 @@ for (const backend of backends) {
         expect(yield* states(batch.id)).toEqual([{ state: "succeeded", attempts: 2 }, { state: "succeeded", attempts: 2 }])
         expect(yield* c.balance).toBe(3)
         expect(yield* Ref.get(entered)).toBe(4)
+      }))
+
+    it.effect("each item that ends logs one line with its batch and outcome, a failure's status and kind too", () =>
+      Effect.gen(function* () {
+        const c = yield* customer(5)
+        const open = yield* Deferred.make<void>()
+        yield* Deferred.succeed(open, undefined)
+        yield* Ref.set(gate, open)
+        const lines: Array<Record<string, unknown>> = []
+        const collecting = Logger.replace(Logger.defaultLogger, Logger.make(({ message, annotations }) => {
+          if (String(Array.isArray(message) ? message[0] : message) === "batch item") lines.push(Object.fromEntries(HashMap.toEntries(annotations)))
+        }))
+        const batch = yield* Effect.flatMap(Batches, (batches) => batches.create(AccountId.make(c.accountId), c.keyId, {
+          items: [
+            { fields: { imageUrl: `http://images.test:${images.port}/photo/logged.jpg` }, metadata: undefined },
+            { fields: { imageUrl: `http://images.test:${images.port}/missing.jpg` }, metadata: undefined }
+          ],
+          webhookUrl: undefined,
+          itemEvents: false
+        }, Option.none()).pipe(Effect.map(({ summary }) => summary)))
+        const workers = yield* Scope.make()
+        yield* Layer.buildWithScope(testWorkers(1).pipe(Layer.provide(collecting)), workers)
+        yield* ended(batch.id, c.token)
+        yield* Scope.close(workers, Exit.void)
+        const mine = lines.filter((line) => line["batchId"] === batch.id)
+        expect(mine.map(({ outcome, status, errorKind }) => ({ outcome, status, errorKind }))).toEqual([
+          { outcome: "succeeded", status: undefined, errorKind: undefined },
+          { outcome: "failed", status: 400, errorKind: "ImageUrlFetchFailed" }
+        ])
+        expect(mine.every((line) => typeof line["durationMs"] === "number" && typeof line["requestId"] === "string")).toBe(true)
       }))
 
     it.effect("items running when their batch is canceled, then stopped, are canceled rather than queued to run again", () =>
