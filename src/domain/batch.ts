@@ -38,7 +38,13 @@ export interface ItemRow {
   readonly error: string | null
   /** The describe's 200 body, as stored (domain/describe.ts `describeResultJson`). */
   readonly result: string | null
+  /** What a describe's `Content-Language` and `X-Describer` would have said of the result. */
+  readonly contentLanguage: string | null
+  readonly describer: string | null
 }
+
+/** The columns of an `ItemRow`. */
+export const itemRowColumns = "position, state, metadata, status, error, result, content_language, describer"
 
 /** Counts from `(state, count)` pairs; states without items count 0. */
 export const countsOf = (total: number, rows: ReadonlyArray<{ readonly state: string; readonly count: number | string }>): BatchCounts => {
@@ -71,6 +77,8 @@ export const itemJson = (item: ItemRow): string => {
   const tail = [
     ...(item.error === null ? [] : [`"error":${JSON.stringify(item.error)}`]),
     ...(item.result === null || item.state !== "succeeded" ? [] : [`"result":${item.result}`]),
+    ...(item.contentLanguage === null || item.state !== "succeeded" ? [] : [`"language":${JSON.stringify(item.contentLanguage)}`]),
+    ...(item.describer === null || item.state !== "succeeded" ? [] : [`"describer":${JSON.stringify(item.describer)}`]),
     ...(item.metadata === null ? [] : [`"metadata":${item.metadata}`])
   ]
   return tail.length === 0 ? head : `${head.slice(0, -1)},${tail.join(",")}}`

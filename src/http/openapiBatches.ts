@@ -64,6 +64,8 @@ export const item = {
     state: { type: "string", enum: ["queued", "running", "succeeded", "failed", "canceled"] },
     status: { type: "integer", description: "The status `POST /api/describe` would have answered" },
     result: { type: "object", additionalProperties: text, description: "On success: the body `POST /api/describe` would have answered" },
+    language: { type: "string", description: "On success: the language of the result's values (BCP 47), as `POST /api/describe`'s `Content-Language`" },
+    describer: { type: "string", enum: ["openai-compatible", "offline"], description: "On success: what wrote the result, as `POST /api/describe`'s `X-Describer`" },
     error: { type: "string", description: "On failure: the message `POST /api/describe` would have answered" },
     metadata: { description: "The item's `metadata`, as given" }
   }

@@ -6,7 +6,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { type BatchRow, batchSummary, countsOf, type ItemRow } from "../domain/batch.ts"
+import { type BatchRow, batchSummary, countsOf, type ItemRow, itemRowColumns } from "../domain/batch.ts"
 import { type BatchInput, batchLimits } from "../domain/batchInput.ts"
 import { BatchNotFound, BatchQueueFull, IdempotencyKeyReused } from "../domain/errors.ts"
 import { batchDigest } from "../domain/idempotency.ts"
@@ -74,7 +74,7 @@ export class Batches extends Effect.Service<Batches>()("Batches", {
     const get = (accountId: AccountId, id: string) =>
       Effect.gen(function* () {
         const batch = yield* ownBatch(accountId, id)
-        const items = yield* sql<ItemRow>`SELECT position, state, metadata, status, error, result FROM batch_items
+        const items = yield* sql<ItemRow>`SELECT ${sql.unsafe(itemRowColumns)} FROM batch_items
           WHERE batch_id = ${batch.id} ORDER BY position`.pipe(Effect.orDie)
         return { summary: yield* Effect.orDie(summaryOf(batch)), items }
       }).pipe(Effect.withSpan("Batches.get"))

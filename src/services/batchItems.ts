@@ -12,7 +12,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { ItemRow } from "../domain/batch.ts"
+import { type ItemRow, itemRowColumns } from "../domain/batch.ts"
 import type { BatchItemFields } from "../domain/batchInput.ts"
 import type { AccountId, KeyId } from "../domain/ids.ts"
 import { makeBatchStatements } from "./batchStatements.ts"
@@ -122,7 +122,7 @@ export const makeBatchItems = Effect.gen(function* () {
         : sql`state = 'queued', claimed_by = NULL, attempt_id = NULL, result = NULL, content_language = NULL, describer = NULL`
       const [ended] = yield* sql<ItemRow>`UPDATE batch_items SET ${set}
         WHERE id = ${item.id} AND attempt_id = ${item.attemptId} AND state = 'running'
-        RETURNING position, state, metadata, status, error, result`
+        RETURNING ${sql.unsafe(itemRowColumns)}`
       if (ended === undefined || batch === undefined || ended.state === "queued") return "done" as const
       if (ended.state !== "canceled") yield* statements.itemEnded(batch, ended)
       yield* statements.endIfDone(item.batchId)

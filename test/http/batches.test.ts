@@ -64,9 +64,10 @@ for (const backend of backends) {
         expect(batch.items).toEqual([
           {
             index: 0, state: "succeeded", status: 200, metadata: { postId: 7 },
-            result: { title: "title value", alternativeText: "alternativeText value", caption: "caption value", alt_text: "alternativeText value" }
+            result: { title: "title value", alternativeText: "alternativeText value", caption: "caption value", alt_text: "alternativeText value" },
+            language: "en", describer: "scripted"
           },
-          { index: 1, state: "succeeded", status: 200, result: { "1": "1 value", title: "title value" } },
+          { index: 1, state: "succeeded", status: 200, result: { "1": "1 value", title: "title value" }, language: "en", describer: "scripted" },
           { index: 2, state: "failed", status: 500, error: "Internal Server Error" },
           { index: 3, state: "failed", status: 400, error: expect.stringMatching(/^Invalid schema: /) },
           { index: 4, state: "failed", status: 400, error: "Bad Request, No file uploaded" },

@@ -24,8 +24,8 @@ describe("the OpenAPI document's webhooks", () => {
 
   it("describe batch.item.completed as it is sent, a success and a failure", () => {
     for (const item of [
-      { position: 0, state: "succeeded", metadata: `{"sku":"A-1"}`, status: 200, error: null, result: `{"title":"A red bicycle"}` },
-      { position: 1, state: "failed", metadata: null, status: 400, error: "Bad Request, Invalid image file", result: null }
+      { position: 0, state: "succeeded", metadata: `{"sku":"A-1"}`, status: 200, error: null, result: `{"title":"A red bicycle"}`, contentLanguage: "en", describer: "offline" },
+      { position: 1, state: "failed", metadata: null, status: 400, error: "Bad Request, Invalid image file", result: null, contentLanguage: null, describer: null }
     ] as const) {
       const body = eventBody(webhookEventTypes.batchItemCompleted, at, itemEventData(batchId, item))
       expect(problems(schemaOf(webhookEventTypes.batchItemCompleted), JSON.parse(body))).toEqual([])

@@ -163,7 +163,9 @@ for (const backend of backends) {
         const ghost = crypto.randomUUID()
         yield* sql`UPDATE batch_items SET state = 'running', claimed_by = ${ghost}, attempts = 1,
           attempt_id = CASE position WHEN 0 THEN ${captured} ELSE ${released} END,
-          result = CASE position WHEN 0 THEN '{"title":"kept"}' ELSE NULL END
+          result = CASE position WHEN 0 THEN '{"title":"kept"}' ELSE NULL END,
+          content_language = CASE position WHEN 0 THEN 'de' ELSE NULL END,
+          describer = CASE position WHEN 0 THEN 'offline' ELSE NULL END
           WHERE batch_id = ${batch.id}`.pipe(Effect.orDie)
         expect(yield* c.balance).toBe(4)
 
@@ -172,8 +174,11 @@ for (const backend of backends) {
         const done = yield* ended(batch.id, c.token)
         yield* Scope.close(workers, Exit.void)
         expect(done.items).toEqual([
-          { index: 0, state: "succeeded", status: 200, result: { title: "kept" } },
-          { index: 1, state: "succeeded", status: 200, result: { title: "title value", alternativeText: "alternativeText value", caption: "caption value", alt_text: "alternativeText value" } }
+          { index: 0, state: "succeeded", status: 200, result: { title: "kept" }, language: "de", describer: "offline" },
+          {
+            index: 1, state: "succeeded", status: 200, language: "en", describer: "scripted",
+            result: { title: "title value", alternativeText: "alternativeText value", caption: "caption value", alt_text: "alternativeText value" }
+          }
         ])
         expect(yield* states(batch.id)).toEqual([{ state: "succeeded", attempts: 1 }, { state: "succeeded", attempts: 2 }])
         // One credit for each success: the first's, captured by the gone process, and the second's run.
