@@ -54,8 +54,9 @@ export const describeCases: Cases<DescribeError> = {
   InvalidSchema: Object.values(schemaRule).map((reason) => new InvalidSchema({ reason })),
   InvalidImageFile: [new InvalidImageFile()],
   ImageUrlRefused: [new ImageUrlRefused({ reason: "not an http or https URL" })],
-  // The reasons are written inline in services/ImageFetcher.ts and imageUrlGet.ts; this list follows them by hand.
+  // The reasons are written inline in services/ImageFetcher.ts, imageUrlGet.ts and describeImage.ts; this list follows them by hand.
   ImageUrlFetchFailed: [
+    "its URL is over 8 KiB",
     "its host name did not resolve",
     "the connection failed",
     "the server answered 404",
