@@ -8,7 +8,7 @@ import * as Context from "effect/Context"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { type AsUploadedFormat, asUploadedFormats } from "../domain/asUploaded.ts"
-import { redactUrl, secretShown } from "./redact.ts"
+import { secretShown } from "./redact.ts"
 import { isHttpUrl } from "./rules.ts"
 
 const positiveInteger = (name: string, fallback: number) =>
@@ -83,8 +83,14 @@ const imageAsUploaded = Config.string("MODEL_IMAGE_AS_UPLOADED").pipe(
   Config.map(Option.flatMap((raw) => Option.fromNullable(raw.trim() === "" ? undefined : asUploadedList(raw))))
 )
 
-/** An Azure OpenAI resource's address. */
-export const isAzureOpenAi = (baseUrl: string) => new URL(baseUrl).hostname.endsWith(".openai.azure.com")
+/** The domains of Azure's OpenAI resources: Azure OpenAI, AI Services (Cognitive Services), AI Foundry. */
+const azureDomains = [".openai.azure.com", ".cognitiveservices.azure.com", ".services.ai.azure.com"]
+
+/** An Azure OpenAI resource's address (a host written with its final dot too). */
+export const isAzureOpenAi = (baseUrl: string) => {
+  const host = new URL(baseUrl).hostname.replace(/\.$/, "")
+  return azureDomains.some((domain) => host.endsWith(domain))
+}
 
 /** The endpoints whose documentation lists WebP among the image formats they take. */
 const takesWebp = (baseUrl: string) => new URL(baseUrl).hostname === "api.openai.com" || isAzureOpenAi(baseUrl)
@@ -150,12 +156,23 @@ export class DescriberConfig extends Context.Tag("DescriberConfig")<DescriberCon
   static readonly config = Config.map(modelSettings, (read) => read.describer)
 }
 
+/** Query parameters whose values are shown: none other is known not to be a key (`?code=` of Azure Functions). */
+const shownParameters = ["api-version"]
+
+/** The base URL as printed: no credentials, no fragment, and of its query only the values known to be harmless. */
+const baseUrlShown = (baseUrl: string) => {
+  const url = new URL(baseUrl)
+  const shown = new URL(`${url.origin}${url.pathname}`)
+  for (const [name, value] of url.searchParams) shown.searchParams.append(name, shownParameters.includes(name) ? value : "redacted")
+  return shown.toString()
+}
+
 /** The describer's and the model's part of the start-up summary, by variable: the key redacted. */
 export const modelSummary = (describer: DescriberSettings, model: OpenAiConfig) => ({
   DESCRIBER: Option.getOrElse(describer.requested, () => `unset: ${describer.modelConfigured ? "openai-compatible" : "offline"}`),
   NODE_ENV: describer.production ? "production" : "not production",
   OPENAI_API_KEY: secretShown(model.apiKey, "unset"),
-  OPENAI_BASE_URL: redactUrl(model.baseUrl),
+  OPENAI_BASE_URL: baseUrlShown(model.baseUrl),
   MODEL: model.model,
   MODEL_TIMEOUT_MS: model.timeoutMs,
   MODEL_MAX_OUTPUT_TOKENS: model.maxOutputTokens,

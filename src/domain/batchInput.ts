@@ -95,12 +95,13 @@ const itemOf = (value: unknown, at: string): Either.Either<BatchItemInput, Batch
   const fields: Record<string, string> = {}
   for (const name of textFields) {
     const field = value[name]
-    if (field === undefined) continue
+    // `null` is no value, as for the batch's own optional fields (typed SDKs send an unset field so).
+    if (field === undefined || field === null) continue
     if (typeof field !== "string") return invalidItem(`${at}.${name} must be a string`)
     fields[name] = field
   }
   const schema = value["schema"]
-  if (schema !== undefined) {
+  if (schema !== undefined && schema !== null) {
     if (typeof schema !== "string" && !isObject(schema)) return invalidItem(`${at}.schema must be a string or an object`)
     fields["schema"] = typeof schema === "string" ? schema : JSON.stringify(schema)
   }

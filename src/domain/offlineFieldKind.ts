@@ -78,23 +78,31 @@ const fold = (text: string): string =>
  * Things in a picture, whose colour, title or size the image's own facts do not give: an
  * `eyeColor` is not the image's palette, a `bookTitle` not a title of the image, a `personHeight`
  * not its height in pixels (found by review: each was answered as if it were). In English and the
- * offline languages.
+ * offline languages. Alternative text, captions and keywords are the picture's whatever it shows
+ * (`logoAlt`, `coverCaption`), so these words do not count for them.
  */
 const subjectPattern = new RegExp(`\\b(?:${[
   "eyes?", "hair", "skin", "faces?", "persons?", "people", "man", "men", "woman", "women", "child\\w*", "animals?", "dogs?", "cats?",
   "cars?", "vehicles?", "books?", "songs?", "albums?", "movies?", "films?", "jobs?", "shoes?", "shirts?", "dress\\w*",
-  "packag\\w*", "brands?", "logos?", "authors?", "artists?", "prices?", "covers?",
+  "packag\\w*", "brands?", "logos?", "authors?", "artists?", "prices?",
   "yeux", "cheveux", "personne", "voiture", "livre", "chanson", "metier", "chaussures?", "emballage", "marque",
-  "augen?", "haare?", "person", "auto", "buch", "lied", "beruf", "schuhe?", "verpackung", "marke",
+  "augen?", "haare?", "person", "buch", "lied", "beruf", "schuhe?", "verpackung", "marke",
   "ojos?", "pelo", "persona", "coche", "libro", "cancion", "trabajo", "zapatos?", "envase", "marca",
   "olhos?", "cabelo", "pessoa", "carro", "livro", "musica", "sapatos?", "embalagem",
   "occhi", "capelli", "macchina", "canzone", "lavoro", "scarpe", "confezione",
   "ogen", "haar", "persoon", "boek", "liedje", "beroep", "schoenen", "verpakking", "merk"
 ].join("|")})\\b`)
 
-/** The kind `folded` asks for, unless it asks it of something in the picture rather than of the picture. */
-const kindIn = (folded: string): FieldKind | undefined =>
-  subjectPattern.test(folded) ? undefined : kindPatterns.find(([, pattern]) => pattern.test(folded))?.[0]
+/** The kinds that are the picture's own whatever it shows. */
+const ofAnyPicture: ReadonlyArray<FieldKind> = ["alternativeText", "caption", "keywords"]
+
+/** Asked of a thing in the picture rather than of the picture: a field the describer cannot answer. */
+const ofSubject = "ofSubject"
+
+const kindIn = (folded: string): FieldKind | typeof ofSubject | undefined => {
+  const kind = kindPatterns.find(([, pattern]) => pattern.test(folded))?.[0]
+  return kind !== undefined && !ofAnyPicture.includes(kind) && subjectPattern.test(folded) ? ofSubject : kind
+}
 
 /**
  * A description's head: `A comma-separated list of tags` asks for tags, while `The product's name,
@@ -104,11 +112,9 @@ const descriptionHead = 6
 
 /**
  * The name is the client's most deliberate signal, so it wins over the description, which counts
- * only by its first words; a name that names a thing in the picture settles it. Undefined: a field
- * the offline describer cannot answer.
+ * only by its first words. Undefined: a field the offline describer cannot answer.
  */
 export const fieldKind = (field: SchemaField): FieldKind | undefined => {
-  const name = fold(field.name)
-  if (subjectPattern.test(name)) return undefined
-  return kindIn(name) ?? kindIn(fold(field.description).trim().split(" ").slice(0, descriptionHead).join(" "))
+  const kind = kindIn(fold(field.name)) ?? kindIn(fold(field.description).trim().split(" ").slice(0, descriptionHead).join(" "))
+  return kind === ofSubject ? undefined : kind
 }

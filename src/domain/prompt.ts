@@ -84,6 +84,10 @@ export const answerJsonSchema = (fields: SchemaFields) => ({
   additionalProperties: false
 })
 
+/** A reasoning model's `<think>` that never ends: its answer never began (cut by its budget). */
+export const thoughtsUnfinished = (text: string): boolean =>
+  text.trimStart().startsWith("<think>") && !text.includes("</think>")
+
 /**
  * The JSON object in a model's text (`decodeAnswer`), from its first `{` to its last `}`:
  * endpoints in JSON mode still wrap it in a Markdown fence, on one line or several; small local
@@ -93,11 +97,9 @@ export const answerJsonSchema = (fields: SchemaFields) => ({
  * anything.
  */
 export const answerObject = (text: string): string => {
+  if (thoughtsUnfinished(text)) return ""
   const thinking = text.trimStart().startsWith("<think>")
-  const thoughtsEnd = thinking ? text.indexOf("</think>") : -1
-  // Thoughts that never end: the answer never began.
-  if (thinking && thoughtsEnd === -1) return ""
-  const answer = thinking ? text.slice(thoughtsEnd + "</think>".length) : text
+  const answer = thinking ? text.slice(text.indexOf("</think>") + "</think>".length) : text
   const first = answer.search(/[[{]/)
   const last = answer.lastIndexOf("}")
   // An array is an answer of another shape, not an object with words around it.

@@ -17,7 +17,7 @@ import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/ch
 import type { DescribeResult, SchemaFields } from "../domain/describe.ts"
 import { AnswerTooLong, GenerationFailed } from "../domain/errors.ts"
 import { exceedsAnswerBudget } from "../domain/answerBudget.ts"
-import { decodeAnswer } from "../domain/prompt.ts"
+import { decodeAnswer, thoughtsUnfinished } from "../domain/prompt.ts"
 import { retryAfterMillis } from "../domain/retryAfter.ts"
 import { cappedFetch, ReplyTooLarge } from "./cappedFetch.ts"
 import { isAzureOpenAi, type OpenAiConfig } from "../config/ModelConfig.ts"
@@ -60,8 +60,14 @@ const classify = (error: unknown, now: number): Transient | Rejected | TooLong =
       // No status: a connection error or time-out.
       ? new Transient({ retryAfterMs: retryAfterMillis((name) => error.headers?.get(name) ?? null, now) })
       : new Rejected()
-    // Thrown while the reply's body was read: the connection closed or reset mid-answer.
-    : new Transient({ retryAfterMs: undefined })
+    // A system error thrown while the reply's body was read (`ECONNRESET`: the connection closed
+    // mid-answer); anything else (a body that is no JSON) would fail the same way again.
+    : isSystemError(error)
+    ? new Transient({ retryAfterMs: undefined })
+    : new Rejected()
+
+const isSystemError = (error: unknown) =>
+  typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
 
 /** A count a server may leave out or send as `null`: read for the log only. */
 const count = Schema.optional(Schema.NullOr(Schema.Number))
@@ -167,9 +173,10 @@ const requestCompletion = (
     // An error sent with a 200 (OpenRouter's `{"error": {"code": 502, …}}`) counts as its code would.
     const inBand = Schema.decodeUnknownOption(InBandError)(reply)
     if (Option.isSome(inBand)) {
-      const code = typeof inBand.value.error.code === "number" ? inBand.value.error.code : undefined
+      const code = inBand.value.error.code
       yield* Effect.logWarning("model call failed").pipe(Effect.annotateLogs({ ...about, latencyMs: ms, status: code, error: text }))
-      return yield* Effect.fail(transientStatus(code) ? new Transient({ retryAfterMs: undefined }) : new Rejected())
+      // A code that is no status (`"model_not_found"`) says nothing worth another try.
+      return yield* Effect.fail(typeof code === "number" && transientStatus(code) ? new Transient({ retryAfterMs: undefined }) : new Rejected())
     }
     // A proxy's login page, a reply of another API: said, cut, as it came.
     yield* Effect.logWarning("model reply is not a chat completion").pipe(Effect.annotateLogs({ ...about, reply: text }))
@@ -181,14 +188,15 @@ const textOf = (content: typeof Content.Type | null | undefined): string =>
   typeof content === "string" ? content : (content ?? []).map((part) => (part.type === "text" ? part.text ?? "" : "")).join("")
 
 /**
- * Cut off by the budget before its answer began: no text, or reasoning most of what was written.
+ * Cut off by the budget before its answer began: no text, thoughts that never ended (a reasoning
+ * model served without a reasoning parser), or reasoning most of what was written.
  * A schema is not to blame then (§7.1's 400 is for the answer it asks for).
  */
 const spentOnReasoning = (completion: Completion, text: string) => {
   const details = completion.usage?.completion_tokens_details
   const reasoning = details?.reasoning_tokens ?? 0
   const written = completion.usage?.completion_tokens ?? 0
-  return text.trim() === "" || (reasoning > 0 && reasoning * 2 >= written)
+  return text.trim() === "" || thoughtsUnfinished(text) || (reasoning > 0 && reasoning * 2 >= written)
 }
 
 /**
@@ -311,7 +319,8 @@ export const makeGeneration = (settings: OpenAiConfig) => {
  *   `?api-version=…%2Fchat%2Fcompletions`).
  * - The client refuses to start without a key; local servers (Ollama, vLLM) need none, so a
  *   placeholder satisfies it and the `Authorization: null` header keeps it off the wire.
- * - Azure's deployment URLs (`/openai/deployments/<name>?api-version=…`) take the key only as `api-key`.
+ * - Azure takes the key as `api-key`, which its deployment URLs (`/openai/deployments/<name>?api-version=…`)
+ *   require, and refuses a request that sends both it and `Authorization`.
  */
 export const endpointRequests = (settings: Pick<OpenAiConfig, "apiKey" | "baseUrl">) => {
   const url = new URL(settings.baseUrl)
@@ -324,7 +333,8 @@ export const endpointRequests = (settings: Pick<OpenAiConfig, "apiKey" | "baseUr
     defaultQuery,
     defaultHeaders: Option.match(settings.apiKey, {
       onNone: (): Record<string, string | null> => ({ Authorization: null }),
-      onSome: (key) => (isAzureOpenAi(settings.baseUrl) ? { "api-key": Redacted.value(key) } : {})
+      onSome: (key): Record<string, string | null> =>
+        isAzureOpenAi(settings.baseUrl) ? { "api-key": Redacted.value(key), Authorization: null } : {}
     })
   }
 }

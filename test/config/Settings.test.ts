@@ -69,7 +69,7 @@ describe("the start-up summary", () => {
         OPENAI_API_KEY: "<redacted>",
         DATABASE_URL: "postgres://app:redacted@db.example.com/images",
         SMTP_URL: "smtps://redacted:redacted@mail.example.com:465",
-        OPENAI_BASE_URL: "http://redacted:redacted@127.0.0.1:9/v1"
+        OPENAI_BASE_URL: "http://127.0.0.1:9/v1"
       })
     }))
 
@@ -99,6 +99,13 @@ describe("the start-up summary", () => {
       const all = yield* read({ ...secretVariables, DATABASE_URL: "postgres://app@db.example.com/images?password=qp-secret-555&sslmode=require" })
       expect(JSON.stringify(summary(all))).not.toContain("qp-secret-555")
       expect(entries(summary(all))).toMatchObject({ DATABASE_URL: "postgres://app@db.example.com/images?password=redacted&sslmode=require" })
+    }))
+
+  it.effect("the model's base URL shows the value of `api-version` only: any other may be a key (Azure Functions' `?code=`)", () =>
+    Effect.gen(function* () {
+      const all = yield* read({ ...secretVariables, OPENAI_BASE_URL: "https://fn.azurewebsites.net/api/v1?api-version=2024-10-21&code=AbCdSecretFunctionKey==" })
+      expect(JSON.stringify(summary(all))).not.toContain("AbCdSecretFunctionKey")
+      expect(entries(summary(all))).toMatchObject({ OPENAI_BASE_URL: "https://fn.azurewebsites.net/api/v1?api-version=2024-10-21&code=redacted" })
     }))
 
   it.effect("an empty METRICS_TOKEN is no token (a compose file's `${METRICS_TOKEN:-}`): /metrics stays open to loopback", () =>

@@ -26,4 +26,10 @@ describe("parseBatchInput", () => {
     const batch = parseBatchInput(JSON.stringify({ items: [{ imageUrl: "https://images.example.com/a.jpg" }], webhookUrl: null, itemEvents: null, metadata: null }))
     expect(Either.map(batch, ({ webhookUrl, itemEvents }) => ({ webhookUrl, itemEvents }))).toEqual(Either.right({ webhookUrl: undefined, itemEvents: false }))
   })
+
+  it("takes `null` for an item's optional text fields and schema as their absence too", () => {
+    const imageUrl = "https://images.example.com/a.jpg"
+    const batch = parseBatchInput(JSON.stringify({ items: [{ imageUrl, keywords: null, context: null, language: null, schema: null }] }))
+    expect(Either.map(batch, ({ items }) => items.map((item) => item.fields))).toEqual(Either.right([{ imageUrl }]))
+  })
 })

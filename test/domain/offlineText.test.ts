@@ -78,6 +78,16 @@ describe("fieldKind", () => {
     // The name is the stronger signal.
     ["title", "Use the keywords in it", "title"],
     ["pageTitle", "The title of a shop's page about a book", "title"],
+    // Alternative text and captions are the picture's, whatever it shows (review: these were blanked).
+    ["coverImageAlt", "Alt text for the cover image", "alternativeText"],
+    ["logoAlt", "Alt text of the logo", "alternativeText"],
+    ["authorPhotoAlt", "", "alternativeText"],
+    ["personImageAlt", "", "alternativeText"],
+    ["peopleImageCaption", "", "caption"],
+    ["texto_alt_persona", "", "alternativeText"],
+    ["misc", "Alt text for people who use screen readers", "alternativeText"],
+    ["text", "Auto-generated alt text", "alternativeText"],
+    ["shoeTags", "", "keywords"],
     ["colors", "The main colours, for the shoe shop's filters", "colours"]
   ] as const)("%s (%j) -> %s", (name, description, kind) => {
     expect(fieldKind(field(name, description))).toBe(kind)

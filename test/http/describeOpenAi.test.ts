@@ -217,6 +217,8 @@ layer(app, { excludeTestServices: true })("POST /api/describe through an OpenAI-
     { name: "the connection broken mid-reply, then success", replies: [cutMidReply, json(goodAnswer)], response: ok(goodBody), errorKind: null, calls: 2 },
     { name: "an error in a 200 (OpenRouter) with code 502, then success", replies: [inBandError(502), json(goodAnswer)], response: ok(goodBody), errorKind: null, calls: 2 },
     { name: "an error in a 200 (OpenRouter) with code 402, not retried", replies: [inBandError(402)], response: internalError, errorKind: "GenerationFailed", calls: 1 },
+    { name: "an error in a 200 whose code is no status (model_not_found), not retried", replies: [inBandError("model_not_found")], response: internalError, errorKind: "GenerationFailed", calls: 1 },
+    { name: "a 200 whose JSON body is broken, not retried", replies: [() => new Response("{not json", { headers: { "content-type": "application/json" } })], response: internalError, errorKind: "GenerationFailed", calls: 1 },
     { name: "the answer in a fence on one line, after a sentence", replies: [answer("Here you are: ```json " + JSON.stringify(goodAnswer) + "```")], response: ok(goodBody), errorKind: null, calls: 1 },
     { name: "invalid JSON, then a good answer", replies: [answer('{"title": "Red'), json(goodAnswer)], response: ok(goodBody), errorKind: null, calls: 2 },
     { name: "invalid JSON twice", replies: [answer("Sure! Here is your metadata.")], response: internalError, errorKind: "GenerationFailed", calls: 2 },
@@ -230,6 +232,7 @@ layer(app, { excludeTestServices: true })("POST /api/describe through an OpenAI-
     { name: "a reply of 4 MB, read no further than 512 KiB, with a schema", schema: titleSchema, replies: [streamedAnswer(4 * 1024 * 1024).reply], response: tooLong, errorKind: "AnswerTooLong", calls: 1 },
     // A reasoning model that spent the budget thinking: the schema is not to blame, so not §7.1's 400.
     { name: "the budget spent on reasoning, with a schema", schema: titleSchema, replies: [reasoningSpent], response: internalError, errorKind: "GenerationFailed", calls: 1 },
+    { name: "the budget spent in <think> that never ended (no reasoning parser), with a schema", schema: titleSchema, replies: [answer("<think>\nThe user wants a title. Let me look", "length")], response: internalError, errorKind: "GenerationFailed", calls: 1 },
     { name: "a loop of marks past the budget, with a schema", schema: titleSchema, replies: [json({ title: "A bicycle" + "!".repeat(400_000) })], response: tooLong, errorKind: "AnswerTooLong", calls: 1 },
     { name: "a loop of marks past the budget, no schema", replies: [json({ ...goodAnswer, caption: "🚲".repeat(100_000) })], response: internalError, errorKind: "GenerationFailed", calls: 1 },
     { name: 'finish_reason "length", no schema', replies: [answer('{"title": "Red squ', "length")], response: internalError, errorKind: "GenerationFailed", calls: 1 },

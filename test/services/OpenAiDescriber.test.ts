@@ -289,16 +289,21 @@ describe("OpenAiDescriber request", () => {
       expect(fake.received.map(({ path, search }) => path + search)).toEqual(["/v1/chat/completions?api-version=2024-10-21"])
     })))
 
-  it("sends the key as `api-key` too to an Azure resource, whose deployment URLs take it only so", () => {
+  it("sends the key to an Azure resource as `api-key` only, which its deployment URLs require and with which it refuses `Authorization`", () => {
     const key = Option.some(Redacted.make(apiKey))
     expect(endpointRequests({ apiKey: key, baseUrl: "https://shop.openai.azure.com/openai/deployments/vision?api-version=2024-10-21" }))
       .toEqual({
         apiKey,
         baseURL: "https://shop.openai.azure.com/openai/deployments/vision",
         defaultQuery: { "api-version": "2024-10-21" },
-        defaultHeaders: { "api-key": apiKey }
+        defaultHeaders: { "api-key": apiKey, Authorization: null }
       })
-    expect(endpointRequests({ apiKey: key, baseUrl: "https://api.openai.com/v1" }).defaultHeaders).toEqual({})
+    for (const host of ["shop.cognitiveservices.azure.com", "shop.services.ai.azure.com", "shop.openai.azure.com."]) {
+      expect(endpointRequests({ apiKey: key, baseUrl: `https://${host}/openai/v1` }).defaultHeaders).toEqual({ "api-key": apiKey, Authorization: null })
+    }
+    for (const host of ["api.openai.com", "openai.azure.com.example.com", "openrouter.ai"]) {
+      expect(endpointRequests({ apiKey: key, baseUrl: `https://${host}/v1` }).defaultHeaders).toEqual({})
+    }
     expect(endpointRequests({ apiKey: Option.none(), baseUrl: "http://127.0.0.1:11434/v1" }).defaultHeaders).toEqual({ Authorization: null })
   })
 

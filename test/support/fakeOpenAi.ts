@@ -49,8 +49,8 @@ export const reasoningSpent: Reply = () =>
     ...completionBody("", "length"),
     usage: { prompt_tokens: 1200, completion_tokens: 2500, total_tokens: 3700, completion_tokens_details: { reasoning_tokens: 2500 } }
   })
-/** An error sent with a 200, as OpenRouter sends an upstream's. */
-export const inBandError = (code: number): Reply => () => Response.json({ error: { code, message: `upstream failure ${code}` } })
+/** An error sent with a 200, as OpenRouter sends an upstream's (a status) or some servers theirs (a name). */
+export const inBandError = (code: number | string): Reply => () => Response.json({ error: { code, message: `upstream failure ${code}` } })
 /** The connection breaks after the first bytes of the reply. */
 export const cutMidReply: Reply = () =>
   new Response(
