@@ -90,7 +90,7 @@ const subjectPattern = new RegExp(`\\b(?:${[
   "ojos?", "pelo", "persona", "coche", "libro", "cancion", "trabajo", "zapatos?", "envase", "marca",
   "olhos?", "cabelo", "pessoa", "carro", "livro", "musica", "sapatos?", "embalagem",
   "occhi", "capelli", "macchina", "canzone", "lavoro", "scarpe", "confezione",
-  "ogen", "haar", "persoon", "boek", "liedje", "beroep", "schoenen", "verpakking", "merk"
+  "ogen", "persoon", "boek", "liedje", "beroep", "schoenen", "verpakking", "merk"
 ].join("|")})\\b`)
 
 /** The kinds that are the picture's own whatever it shows. */

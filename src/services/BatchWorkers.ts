@@ -26,6 +26,7 @@ import { Credits } from "./Credits.ts"
 import { describeImage } from "./describeImage.ts"
 import { Instance } from "./Instance.ts"
 import { makeOutageLog } from "./outageLog.ts"
+import { failureFacts } from "./RequestFacts.ts"
 
 /** `Effect.uninterruptibleMask`'s restore. */
 type Restore = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
@@ -49,13 +50,6 @@ const intendedOf = (exit: Exit.Exit<unknown, DescribeError>): Intended =>
         // Interrupted (the process is stopping): back to the queue, uncharged.
         onNone: () => Cause.isInterruptedOnly(cause) ? { kind: "requeue" } : { kind: "failed", status: 500, error: "Internal Server Error" }
       })
-  })
-
-/** What a failed attempt's log line says of it: the error's kind and, for a failed generation, why. */
-const failureFacts = (exit: Exit.Exit<unknown, DescribeError>) =>
-  Option.match(Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none(), {
-    onNone: () => ({}),
-    onSome: (error) => ({ errorKind: error._tag, ...(error._tag === "GenerationFailed" && { errorReason: error.reason }) })
   })
 
 /** The workers and the recovery loop of this process, for the scope of the layer. */
@@ -89,7 +83,10 @@ export const batchWorkers = (config: Context.Tag.Service<BatchConfig>) => Layer.
       yield* Effect.logInfo("batch item").pipe(Effect.annotateLogs({
         batchId: item.batchId,
         outcome: intended.kind,
-        ...(intended.kind === "failed" && { status: intended.status, ...failureFacts(exit) }),
+        ...(intended.kind === "failed" && {
+          status: intended.status,
+          ...Option.match(Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none(), { onNone: () => ({}), onSome: failureFacts })
+        }),
         durationMs: (yield* Clock.currentTimeMillis) - started
       }))
     }).pipe(

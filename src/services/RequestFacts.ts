@@ -21,6 +21,12 @@ export interface RequestFacts {
   readonly status?: number
 }
 
+/** What a log line says of a failure: its kind and, for a failed generation, why (never told to the client). */
+export const failureFacts = (error: { readonly _tag: string; readonly reason?: unknown }): Pick<RequestFacts, "errorKind" | "errorReason"> => ({
+  errorKind: error._tag,
+  ...(error._tag === "GenerationFailed" && { errorReason: String(error.reason) })
+})
+
 /** What the route has noted about the request so far. */
 export class RequestLogFacts extends Context.Tag("RequestLogFacts")<RequestLogFacts, Ref.Ref<RequestFacts>>() {}
 

@@ -8,7 +8,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import { describeKeyError } from "../../domain/describeChecks.ts"
 import type { StoredAnswer } from "../../domain/idempotency.ts"
-import { addToRequestLog } from "../../services/RequestFacts.ts"
+import { addToRequestLog, failureFacts } from "../../services/RequestFacts.ts"
 import { ApiKeys } from "../../services/ApiKeys.ts"
 import { describeImage } from "../../services/describeImage.ts"
 import { describedAnswer, describeOnce } from "../../services/describeOnce.ts"
@@ -43,7 +43,7 @@ export const describe = Effect.gen(function* () {
   return resultResponse(answer)
 }).pipe(
   Effect.catchAll((error) =>
-    addToRequestLog({ errorKind: error._tag, ...(error._tag === "GenerationFailed" && { errorReason: error.reason }) }).pipe(
+    addToRequestLog(failureFacts(error)).pipe(
       Effect.as(describeErrorResponse(error))
     )),
   failingWith("Internal Server Error"),
