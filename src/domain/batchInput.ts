@@ -7,6 +7,8 @@
 import * as Either from "effect/Either"
 import { type DescribeForm, formCaps, type FormText } from "./describeForm.ts"
 import { BatchInvalid } from "./errors.ts"
+import { hasCredentials, parseHttpUrl } from "./httpUrl.ts"
+import { compact, eachElement, eachMember, firstValue, nestsDeeperThan, valueEnd } from "./jsonText.ts"
 import { checkWebhookUrl } from "./webhooks.ts"
 
 const KiB = 1024
@@ -70,27 +72,31 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 const textFields = ["imageUrl", "keywords", "context", "language"] as const
 
-/**
- * Whether `text` nests arrays and objects deeper than `limit`, read without parsing it (brackets
- * in strings do not count): what JSON.parse would take longest to refuse is refused first.
- */
-export const nestsDeeperThan = (text: string, limit: number): boolean => {
-  let depth = 0
-  let inString = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (inString) {
-      if (c === 0x5c) i++
-      else if (c === 0x22) inString = false
-    } else if (c === 0x22) inString = true
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > limit) return true
-    } else if (c === 0x5d || c === 0x7d) depth--
-  }
-  return false
+/** An item's `metadata` and `schema` object as sent (jsonText.ts): what JSON.parse would change in them. */
+interface ItemTexts {
+  metadata?: string
+  schema?: string
 }
 
-const itemOf = (value: unknown, at: string): Either.Either<BatchItemInput, BatchInvalid> => {
+/** The `ItemTexts` of each item of `body`, by position. */
+const itemTexts = (body: string): Array<ItemTexts | undefined> => {
+  const texts: Array<ItemTexts | undefined> = []
+  eachMember(body, firstValue(body), (key, at) => {
+    if (key !== "items" || body.charCodeAt(at) !== 0x5b) return valueEnd(body, at)
+    texts.length = 0 // a repeated key: the last one counts, as for JSON.parse
+    return eachElement(body, at, (index, at) => {
+      const item: ItemTexts = (texts[index] = {})
+      return body.charCodeAt(at) !== 0x7b ? valueEnd(body, at) : eachMember(body, at, (key, at) => {
+        const end = valueEnd(body, at)
+        if (key === "metadata" || key === "schema") item[key] = compact(body.slice(at, end))
+        return end
+      })
+    })
+  })
+  return texts
+}
+
+const itemOf = (value: unknown, at: string, texts: ItemTexts | undefined): Either.Either<BatchItemInput, BatchInvalid> => {
   if (!isObject(value)) return invalidItem(`${at} must be an object`)
   const fields: Record<string, string> = {}
   for (const name of textFields) {
@@ -100,12 +106,18 @@ const itemOf = (value: unknown, at: string): Either.Either<BatchItemInput, Batch
     if (typeof field !== "string") return invalidItem(`${at}.${name} must be a string`)
     fields[name] = field
   }
+  // Refused here, not when the item runs: the item's fields are stored until then.
+  const imageUrl = fields["imageUrl"] === undefined ? null : parseHttpUrl(fields["imageUrl"])
+  if (imageUrl !== null && hasCredentials(imageUrl)) {
+    return invalidItem(`${at}.imageUrl must be a URL without a user name or password`)
+  }
   const schema = value["schema"]
   if (schema !== undefined && schema !== null) {
     if (typeof schema !== "string" && !isObject(schema)) return invalidItem(`${at}.schema must be a string or an object`)
-    fields["schema"] = typeof schema === "string" ? schema : JSON.stringify(schema)
+    fields["schema"] = typeof schema === "string" ? schema : texts?.schema ?? JSON.stringify(schema)
   }
-  const metadata = value["metadata"] === undefined ? undefined : JSON.stringify(value["metadata"])
+  // Echoed back as sent: an id past 2^53 comes back as the same id.
+  const metadata = value["metadata"] === undefined ? undefined : texts?.metadata ?? JSON.stringify(value["metadata"])
   if (metadata !== undefined && bytes(metadata) > batchLimits.metadataBytes) {
     return invalidItem(`${at}.metadata must be at most ${batchLimits.metadataBytes} bytes of JSON`)
   }
@@ -139,9 +151,11 @@ export const parseBatchInput = (body: string): Either.Either<BatchInput, BatchIn
   if (Either.isLeft(webhookUrl)) return Either.left(webhookUrl.left)
   const itemEvents = json["itemEvents"] ?? false
   if (typeof itemEvents !== "boolean") return invalid(batchInputMessages.itemEvents)
+  const asSent = json["items"].some((item) => isObject(item) && (item["metadata"] !== undefined || isObject(item["schema"])))
+  const texts = asSent ? itemTexts(body) : []
   const items: Array<BatchItemInput> = []
   for (const [index, value] of json["items"].entries()) {
-    const item = itemOf(value, `items[${index}]`)
+    const item = itemOf(value, `items[${index}]`, texts[index])
     if (Either.isLeft(item)) return Either.left(item.left)
     items.push(item.right)
   }

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto"
 import * as Duration from "effect/Duration"
 import type { BatchInput } from "./batchInput.ts"
 import { contextUsed, type DescribeForm, formAsUsed, keywordsUsed, languageOrDefault } from "./describeForm.ts"
+import { sortedKeysText } from "./jsonText.ts"
 
 /** A stored 200 answers retries for this long. */
 export const replayFor = Duration.hours(24)
@@ -37,14 +38,6 @@ export const requestDigest = (read: DescribeForm) => {
   return hash.digest("hex")
 }
 
-/** A JSON value with every object's keys in one order: the order of keys means nothing in JSON. */
-const sortedKeys = (value: unknown): unknown =>
-  Array.isArray(value)
-    ? value.map(sortedKeys)
-    : value !== null && typeof value === "object"
-    ? Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortedKeys((value as Record<string, unknown>)[key])]))
-    : value
-
 /**
  * The SHA-256 of a batch as read (domain/batchInput.ts): the same items, fields and webhook, the
  * same batch, whatever the order of keys in an item's `metadata`. A `schema`'s order of keys is
@@ -53,7 +46,7 @@ const sortedKeys = (value: unknown): unknown =>
 export const batchDigest = (input: BatchInput) =>
   createHash("sha256").update(JSON.stringify({
     ...input,
-    items: input.items.map((item) => ({ ...item, metadata: item.metadata === undefined ? undefined : sortedKeys(JSON.parse(item.metadata)) }))
+    items: input.items.map((item) => ({ ...item, metadata: item.metadata === undefined ? undefined : sortedKeysText(item.metadata) }))
   })).digest("hex")
 
 /** A 200 kept for replay: its body and the headers a client reads (`Content-Language`, `X-Describer`). */

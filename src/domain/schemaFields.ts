@@ -7,6 +7,7 @@
 import * as Either from "effect/Either"
 import type { SchemaFields } from "./describe.ts"
 import { InvalidSchema } from "./errors.ts"
+import { eachMember, firstValue, valueEnd } from "./jsonText.ts"
 import { limits } from "./limits.ts"
 
 /** The rules' messages; the first five are quoted from §7.1. */
@@ -33,17 +34,36 @@ export const characters = (text: string) => {
 
 const fail = (reason: string) => Either.left(new InvalidSchema({ reason }))
 
+/** A byte order mark before the JSON (a schema file saved by a Windows editor, sent as read) is no part of it, as for a browser's `Response.json()`. */
+const byteOrderMark = "\uFEFF"
+
 const parseJson = (text: string): Either.Either<unknown, InvalidSchema> =>
   Either.try({ try: () => JSON.parse(text) as unknown, catch: () => new InvalidSchema({ reason: schemaRule.notJson }) })
+
+/**
+ * The members of the object `text` in the order sent (§2.1: the fields' order): JSON.parse's
+ * object moves integer-like names ("1", "2") first. A name sent twice keeps its first place and
+ * its last value, as in JSON.parse's object.
+ */
+const membersAsSent = (text: string): Array<[string, unknown]> => {
+  const members = new Map<string, unknown>()
+  eachMember(text, firstValue(text), (name, at) => {
+    const end = valueEnd(text, at)
+    members.set(name, JSON.parse(text.slice(at, end)))
+    return end
+  })
+  return [...members]
+}
 
 /**
  * Checks, in this order: JSON, a non-empty object, the field count, value types, then per rule
  * over all fields: names not empty, name length, description length, `__proto__`.
  */
-export const parseSchemaFields = (text: string): Either.Either<SchemaFields, InvalidSchema> =>
-  Either.flatMap(parseJson(text), (value) => {
+export const parseSchemaFields = (sent: string): Either.Either<SchemaFields, InvalidSchema> => {
+  const text = sent.startsWith(byteOrderMark) ? sent.slice(1) : sent
+  return Either.flatMap(parseJson(text), (value) => {
     if (typeof value !== "object" || value === null || Array.isArray(value)) return fail(schemaRule.notObject)
-    const entries = Object.entries(value)
+    const entries = membersAsSent(text)
     if (entries.length === 0) return fail(schemaRule.empty)
     if (entries.length > limits.schemaFields) return fail(schemaRule.tooManyFields)
     if (entries.some(([, v]) => typeof v === "object" && v !== null)) return fail(schemaRule.nested)
@@ -55,3 +75,4 @@ export const parseSchemaFields = (text: string): Either.Either<SchemaFields, Inv
     if (fields.some((f) => f.name === "__proto__")) return fail(schemaRule.protoName)
     return Either.right(fields)
   })
+}

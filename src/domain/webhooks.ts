@@ -7,6 +7,7 @@ import { createHmac } from "node:crypto"
 import * as Duration from "effect/Duration"
 import * as Either from "effect/Either"
 import { WebhookUrlInvalid } from "./errors.ts"
+import { hasCredentials, parseHttpUrl } from "./httpUrl.ts"
 
 /** The events this service sends; their `data` is described in the OpenAPI document's `webhooks`. */
 export const webhookEventTypes = { batchCompleted: "batch.completed", batchItemCompleted: "batch.item.completed" } as const
@@ -80,9 +81,9 @@ export const checkWebhookUrl = (text: string): Either.Either<string, WebhookUrlI
   const invalid = (reason: string) => Either.left(new WebhookUrlInvalid({ reason }))
   const trimmed = text.trim()
   if (trimmed.length > maxWebhookUrlLength) return invalid(`is longer than ${maxWebhookUrlLength} characters`)
-  const url = URL.parse(trimmed)
-  if (url === null) return invalid("is not a URL")
-  if (url.protocol !== "http:" && url.protocol !== "https:") return invalid("must be an http or https URL")
-  if (url.username !== "" || url.password !== "") return invalid("must not contain a user name or password")
+  if (URL.parse(trimmed) === null) return invalid("is not a URL")
+  const url = parseHttpUrl(trimmed)
+  if (url === null) return invalid("must be an http or https URL")
+  if (hasCredentials(url)) return invalid("must not contain a user name or password")
   return Either.right(url.href)
 }

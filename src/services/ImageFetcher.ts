@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { type ImageFetcherSettings, ImageUrlConfig } from "../config/ImageUrlConfig.ts"
 import { ImageTooLarge, ImageUrlFetchFailed, ImageUrlRefused } from "../domain/errors.ts"
+import { hasCredentials, parseHttpUrl } from "../domain/httpUrl.ts"
 import type { AllowList } from "../domain/publicAddress.ts"
 import { checkedAddress } from "./checkedAddress.ts"
 import { getHop, type Take } from "./imageUrlGet.ts"
@@ -27,12 +28,21 @@ export interface ImageFetcherShape {
 
 const maxRedirects = 3
 
-/** `text` as an http or https URL, or the refusal. */
-const httpUrl = (text: string, base?: URL): Effect.Effect<URL, ImageUrlRefused> => {
-  const url = URL.parse(text.trim(), base?.href)
-  return url !== null && (url.protocol === "http:" || url.protocol === "https:")
-    ? Effect.succeed(url)
-    : Effect.fail(new ImageUrlRefused({ reason: "not an http or https URL" }))
+const credentialsInUrl = "its URL holds a user name or password, which are never sent"
+const credentialsInRedirect = "it redirects to a URL with a user name or password, which are never sent"
+
+/**
+ * `text` as an http or https URL, or the refusal; `base` is the hop that redirected to it. A user
+ * name or password is refused, not sent (domain/httpUrl.ts): Node's client would send them as Basic
+ * authorization, a relative redirect's included.
+ */
+const httpUrl = (text: string, base?: URL): Effect.Effect<URL, ImageUrlRefused | ImageUrlFetchFailed> => {
+  const url = parseHttpUrl(text, base)
+  return url === null
+    ? Effect.fail(new ImageUrlRefused({ reason: "not an http or https URL" }))
+    : hasCredentials(url)
+    ? Effect.fail(new ImageUrlFetchFailed({ reason: base === undefined ? credentialsInUrl : credentialsInRedirect }))
+    : Effect.succeed(url)
 }
 
 const fetchFrom = (allow: AllowList, url: URL, take: Take, redirectsLeft: number): Effect.Effect<Uint8Array, ImageUrlRefused | ImageUrlFetchFailed | ImageTooLarge> =>

@@ -40,6 +40,8 @@ describe("batchDigest", () => {
   it("the order of keys in metadata does not count; values, and the order of a schema's fields, do", () => {
     expect(batchDigest(batch(`{"a":1,"b":{"c":2,"d":[{"e":3,"f":4}]}}`))).toBe(batchDigest(batch(`{"b":{"d":[{"f":4,"e":3}],"c":2},"a":1}`)))
     expect(batchDigest(batch(`{"a":1}`))).not.toBe(batchDigest(batch(`{"a":2}`)))
+    // Ids past 2^53, which JSON.parse reads as one number, are two batches.
+    expect(batchDigest(batch(`{"id":9007199254740993}`))).not.toBe(batchDigest(batch(`{"id":9007199254740992}`)))
     expect(batchDigest(batch(`[1,2]`))).not.toBe(batchDigest(batch(`[2,1]`)))
     expect(batchDigest(batch(undefined))).not.toBe(batchDigest(batch("null")))
     expect(batchDigest(batch(undefined, `{"alt":"Alt text","title":"A title"}`))).not.toBe(batchDigest(batch(undefined)))

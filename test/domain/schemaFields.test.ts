@@ -21,6 +21,21 @@ describe("schema rules (§2.2, §7.1)", () => {
     )
   })
 
+  it("reads a schema after a byte order mark (a file saved by a Windows editor, sent as read); one elsewhere is no JSON", () => {
+    expect(parseSchemaFields('\uFEFF{"title":"A title"}')).toEqual(Either.right([{ name: "title", description: "A title" }]))
+    expect(reasonOf('\uFEFF\uFEFF{"title":"A title"}')).toBe("Invalid schema: the schema must be valid JSON")
+    expect(reasonOf(' \uFEFF{"title":"A title"}')).toBe("Invalid schema: the schema must be valid JSON")
+  })
+
+  it("keeps integer-like names in the client's order too (JSON.parse moves them first); a name sent twice keeps its first place and last value", () => {
+    expect(parseSchemaFields('{"title":"A title","2":"Second","1":"First"}')).toEqual(Either.right([
+      { name: "title", description: "A title" },
+      { name: "2", description: "Second" },
+      { name: "1", description: "First" }
+    ]))
+    expect(parseSchemaFields('{"a":"x","b":"y","a":"z"}')).toEqual(Either.right([{ name: "a", description: "z" }, { name: "b", description: "y" }]))
+  })
+
   it("allows 20 fields and refuses 21 with the spec's message", () => {
     expect(reasonOf(fields(20))).toBe("valid")
     expect(reasonOf(fields(21))).toBe("Invalid schema: at most 20 fields are allowed")

@@ -22,12 +22,15 @@ const gate = Effect.runSync(Ref.make(Effect.runSync(Deferred.make<void>())))
 const calls = Effect.runSync(Ref.make(0))
 /** The `context` of each model call, in the order the calls came. */
 const contexts = Effect.runSync(Ref.make<ReadonlyArray<string>>([]))
+/** The schema's field names of each model call. */
+const fieldNames = Effect.runSync(Ref.make<ReadonlyArray<ReadonlyArray<string>>>([]))
 
 /** Echoes field names; keywords `fail` fail as the model would (a 500); `slow` waits at the gate; `slow-fail` both. */
 const model = Describer.scripted((request) =>
   Effect.gen(function* () {
     yield* Ref.update(calls, (n) => n + 1)
     yield* Ref.update(contexts, (seen) => [...seen, request.context])
+    yield* Ref.update(fieldNames, (seen) => [...seen, request.fields.map((field) => field.name)])
     if (request.keywords === "slow" || request.keywords === "slow-fail") yield* Deferred.await(yield* Ref.get(gate))
     if (request.keywords === "fail" || request.keywords === "slow-fail") return yield* new GenerationFailed({ reason: "failed" })
     return Object.fromEntries(request.fields.map((field) => [field.name, `${field.name} value`]))
@@ -84,6 +87,20 @@ for (const backend of backends) {
           url: "https://hooks.example.com/batches",
           event: { type: "batch.completed", data: { batchId: id, status: "completed", counts: batch.counts } }
         }])
+      }))
+
+    it.effect("echoes each item's metadata as sent, an id past 2^53 included, and runs a schema object's fields in the order sent", () =>
+      Effect.gen(function* () {
+        const c = yield* customer(1)
+        const created = yield* call("POST", "/api/batches", {
+          key: c.token,
+          body: `{"items":[{"imageUrl":${JSON.stringify(at("/photo/id.jpg"))},"schema":{"title":"t","2":"b","1":"a"},"metadata":{"postId": 1850000000000000001}}]}`
+        })
+        const id = (created.body as { id: string }).id
+        yield* ended(id, c.token)
+        const seen = yield* call("GET", `/api/batches/${id}`, { key: c.token })
+        expect((yield* Ref.get(fieldNames)).at(-1)).toEqual(["title", "2", "1"])
+        expect(seen.text).toContain(`"metadata":{"postId":1850000000000000001}`)
       }))
 
     it.effect("with itemEvents, one batch.item.completed per item before the batch's event", () =>
@@ -172,6 +189,9 @@ for (const backend of backends) {
         expect(yield* failing(c.token, `{"items":[{},"x"]}`)).toEqual(error(400, "Bad Request, items[1] must be an object"))
         expect(yield* failing(c.token, `{"items":[{"imageUrl":3}]}`)).toEqual(error(400, "Bad Request, items[0].imageUrl must be a string"))
         expect(yield* failing(c.token, `{"items":[{"schema":[1]}]}`)).toEqual(error(400, "Bad Request, items[0].schema must be a string or an object"))
+        // Refused before it is stored: a user name or password would sit in the item's row.
+        expect(yield* failing(c.token, JSON.stringify({ items: [{}, { imageUrl: " https://user:pw@images.test/a.jpg" }] })))
+          .toEqual(error(400, "Bad Request, items[1].imageUrl must be a URL without a user name or password"))
         expect(yield* failing(c.token, JSON.stringify({ items: [{ metadata: "x".repeat(1100) }] })))
           .toEqual(error(400, "Bad Request, items[0].metadata must be at most 1024 bytes of JSON"))
         // Nested deep (a million levels took 0.8 s of the request thread to refuse): refused unread.

@@ -20,6 +20,7 @@ import { servicesOn } from "../support/services.ts"
 
 const hits = new Map<string, number>()
 const userAgents: Array<string | undefined> = []
+const authorizations: Array<string | undefined> = []
 const MB = 1024 * 1024
 
 /** The image server: a path per behaviour. */
@@ -27,6 +28,7 @@ const imageServer = http.createServer((request, response) => {
   const path = request.url ?? "/"
   hits.set(path, (hits.get(path) ?? 0) + 1)
   userAgents.push(request.headers["user-agent"])
+  authorizations.push(request.headers.authorization)
   const redirect = /^\/redirect\/(\d+)$/.exec(path)
   if (redirect !== null) {
     const left = Number(redirect[1])
@@ -63,6 +65,9 @@ const imageServer = http.createServer((request, response) => {
       return response.write(jpeg.subarray(0, 10))
     case "/to-loopback":
       response.writeHead(302, { location: `http://127.0.0.1:${port}/photo.jpg` })
+      return response.end()
+    case "/to-credentials":
+      response.writeHead(302, { location: `http://user:secret@images.test:${port}/photo.jpg` })
       return response.end()
     case "/to-file":
       response.writeHead(302, { location: "file:///etc/passwd" })
@@ -153,6 +158,26 @@ layer(serverWith(services), { excludeTestServices: true })("POST /api/describe w
       const long = `${at("/photo.jpg")}?${"a".repeat(8 * 1024)}`
       expect(yield* describeUrl(long)).toEqual({ answer: fetchFailed("its URL is over 8 KiB"), balance: 2 })
       expect(hits.get("/photo.jpg")).toBeUndefined()
+    }))
+
+  it.effect("a user name or password in the URL, or in a redirect's, is refused, never sent: 400, uncharged", () =>
+    Effect.gen(function* () {
+      hits.delete("/photo.jpg")
+      authorizations.length = 0
+      const withUser = at("/photo.jpg").replace("//", "//user:secret@")
+      expect(yield* describeUrl(withUser)).toEqual({
+        answer: fetchFailed("its URL holds a user name or password, which are never sent"),
+        balance: 2
+      })
+      expect(yield* describeUrl(at("/photo.jpg").replace("//", "//user@"))).toEqual({
+        answer: fetchFailed("its URL holds a user name or password, which are never sent"),
+        balance: 2
+      })
+      expect(yield* describeUrl(at("/to-credentials"))).toEqual({
+        answer: fetchFailed("it redirects to a URL with a user name or password, which are never sent"),
+        balance: 2
+      })
+      expect([hits.get("/photo.jpg"), authorizations]).toEqual([undefined, [undefined]])
     }))
 
   it.effect("a 404 from the server: 400, uncharged", () =>

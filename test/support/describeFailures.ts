@@ -57,6 +57,8 @@ export const describeCases: Cases<DescribeError> = {
   // The reasons are written inline in services/ImageFetcher.ts, imageUrlGet.ts and describeImage.ts; this list follows them by hand.
   ImageUrlFetchFailed: [
     "its URL is over 8 KiB",
+    "its URL holds a user name or password, which are never sent",
+    "it redirects to a URL with a user name or password, which are never sent",
     "its host name did not resolve",
     "the connection failed",
     "the server answered 404",
