@@ -5,9 +5,11 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { AppConfig } from "../config/AppConfig.ts"
 import { emailUsed } from "../domain/credentials.ts"
+import { keyNameUsed } from "../domain/keyForm.ts"
 import { AccountNotFound, InvalidCommand } from "../domain/errors.ts"
 import { Subscription } from "../domain/models.ts"
 import { Accounts } from "../services/Accounts.ts"
@@ -150,8 +152,10 @@ export const runCommand = (command: AdminCommand) =>
         if (Number.isNaN(expiredAt.getTime()) || expiredAt.getTime() <= now) {
           return yield* new InvalidCommand({ message: "the expiry must be a valid date in the future" })
         }
+        // The dashboard's rule: a blank name is no name (the key reads `User` on /api/tokens, §2.3).
+        const name = yield* Either.mapLeft(keyNameUsed(command.name), (invalid) => new InvalidCommand({ message: `--name: ${invalid.message}` }))
         const accountId = yield* accountIdOf(command.accountId)
-        const { key, token } = yield* keys.create(accountId, { name: command.name, expiredAt })
+        const { key, token } = yield* keys.create(accountId, { name: name ?? undefined, expiredAt })
         return { id: key.id, key: token, name: key.name, createdAt: key.createdAt.toISOString(), expiredAt: key.expiredAt.toISOString() }
       }
       case "KeyList":

@@ -32,8 +32,15 @@ export const formatStatus = (status: string) => {
 
 const iso = (date: Date | null) => date?.toISOString() ?? null
 
-export const accountStatus = (account: Account, key: ApiKey, subscription: Option.Option<Subscription>): AccountStatus => ({
-  subscription: Option.match(subscription, {
+/**
+ * §2.3's "active subscription": one whose status is not `expired` and whose end date, when the
+ * payment provider gave one, is still to come (a `cancelled` subscription runs until its end).
+ */
+export const isActive = (subscription: Subscription, now: Date): boolean =>
+  subscription.status !== "expired" && (subscription.endsAt === null || subscription.endsAt > now)
+
+export const accountStatus = (account: Account, key: ApiKey, subscription: Option.Option<Subscription>, now: Date): AccountStatus => ({
+  subscription: Option.match(Option.filter(subscription, (s) => isActive(s, now)), {
     onNone: () => ({ isSubscribed: false }) as const,
     onSome: (s) => ({
       isSubscribed: true,

@@ -22,6 +22,7 @@ export const createFailures: ReadonlyArray<Failure> = [
   { name: "Item", summary: "an item that is not an object", status: 400, message: "Bad Request, items[3] must be an object" },
   { name: "ItemText", summary: "a text field of an item that is not a string (likewise keywords, context, language)", status: 400, message: "Bad Request, items[0].imageUrl must be a string" },
   { name: "ItemSchema", summary: "an item's schema neither JSON text nor an object", status: 400, message: "Bad Request, items[3].schema must be a string or an object" },
+  { name: "ItemUrlCredentials", summary: "an item's imageUrl with a user name or password", status: 400, message: "Bad Request, items[0].imageUrl must be a URL without a user name or password" },
   { name: "Metadata", summary: "an item's metadata too large", status: 400, message: `Bad Request, items[0].metadata must be at most ${batchLimits.metadataBytes} bytes of JSON` },
   { name: "Nesting", summary: "the body nested too deeply", status: 400, message: batchInputMessages.nesting },
   { name: "WebhookUrl", summary: "a webhookUrl that is not an http or https URL", status: 400, message: batchInputMessages.webhookUrl },
@@ -36,6 +37,7 @@ export const createPatterns = { 400: [batchInputMessages.itemPattern] }
 export const listFailures: ReadonlyArray<Failure> = [
   ...keyFailures,
   { name: "Limit", summary: "a limit out of range", status: 400, message: batchMessages.limit },
+  { name: "Before", summary: "a before that is none of the account's batches", status: 400, message: batchMessages.before },
   serverError
 ]
 export const batchFailures: ReadonlyArray<Failure> = [...keyFailures, notFound, serverError]

@@ -79,23 +79,26 @@ export class Batches extends Effect.Service<Batches>()("Batches", {
         return { summary: yield* Effect.orDie(summaryOf(batch)), items }
       }).pipe(Effect.withSpan("Batches.get"))
 
-    /** The account's batches, newest first, a page at a time; `next` is the `before` of the next page. */
+    /**
+     * The account's batches, newest first, a page at a time; `next` is the `before` of the next
+     * page. A `before` that is none of the account's batches is `BatchNotFound`: an empty page
+     * would read as the last one, and a client with a mangled cursor would stop without a word.
+     */
     const list = (accountId: AccountId, page: BatchPage) =>
       Effect.gen(function* () {
-        const before = Option.filter(page.before, (id) => uuid.test(id))
-        if (Option.isSome(page.before) && Option.isNone(before)) return { batches: [], next: Option.none<string>() }
+        const before = yield* Effect.transposeOption(Option.map(page.before, (id) => ownBatch(accountId, id)))
         const rows = yield* sql<BatchRow>`SELECT ${statements.batchColumns} FROM batches WHERE account_id = ${accountId}
           ${Option.match(before, {
           onNone: () => sql``,
-          onSome: (id) => sql`AND seq < (SELECT seq FROM batches WHERE id = ${id} AND account_id = ${accountId})`
+          onSome: (batch) => sql`AND seq < (SELECT seq FROM batches WHERE id = ${batch.id} AND account_id = ${accountId})`
         })}
-          ORDER BY seq DESC LIMIT ${page.limit + 1}`
+          ORDER BY seq DESC LIMIT ${page.limit + 1}`.pipe(Effect.orDie)
         const shown = rows.slice(0, page.limit)
-        const counts = yield* statements.counts(shown)
+        const counts = yield* Effect.orDie(statements.counts(shown))
         const batches = shown.map((batch) => batchSummary(batch, counts.get(batch.id) ?? countsOf(batch.total, [])))
         const last = shown.at(-1)
         return { batches, next: rows.length > page.limit && last !== undefined ? Option.some(last.id) : Option.none<string>() }
-      }).pipe(Effect.orDie, Effect.withSpan("Batches.list"))
+      }).pipe(Effect.withSpan("Batches.list"))
 
     /**
      * Cancels the items not started, in one transaction with the batch row locked (as workers end

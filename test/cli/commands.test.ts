@@ -299,6 +299,16 @@ for (const backend of backends) {
           })
         }))
 
+      it.effect("create --name: trimmed as the dashboard's form does; a blank one is no name, one over 100 characters refused", () =>
+        Effect.gen(function* () {
+          const accountId = yield* newAccount()
+          expect(yield* runCommand({ _tag: "KeyCreate", accountId, name: "  CMS plugin " })).toMatchObject({ name: "CMS plugin" })
+          expect(yield* runCommand({ _tag: "KeyCreate", accountId, name: "" })).toMatchObject({ name: null })
+          expect(yield* runCommand({ _tag: "KeyCreate", accountId, name: "   " })).toMatchObject({ name: null })
+          expect(yield* refusal({ _tag: "KeyCreate", accountId, name: "k".repeat(101) }))
+            .toEqual({ _tag: "InvalidCommand", message: "--name: Use at most 100 characters" })
+        }))
+
       it.effect("create refuses an expiry now or in the past, one out of range, and both expiry options at once", () =>
         Effect.gen(function* () {
           const accountId = yield* newAccount()

@@ -211,7 +211,7 @@ for (const backend of backends) {
         expect(yield* c.balance).toBe(1)
       }))
 
-    it.effect("lists the account's batches newest first, a page at a time; another account's batch and a non-UUID are 404s", () =>
+    it.effect("lists the account's batches newest first, a page at a time; another account's batch and a non-UUID are 404s, and no cursor", () =>
       Effect.gen(function* () {
         const c = yield* customer(0)
         const other = yield* customer(0)
@@ -225,6 +225,12 @@ for (const backend of backends) {
         expect((yield* call("GET", "/api/batches", { key: other.token })).body).toEqual({ batches: [], next: null })
         expect(yield* Effect.map(call("GET", "/api/batches?limit=0", { key: c.token }), (s) => s.body))
           .toEqual({ error: "Bad Request, limit must be a whole number from 1 to 100" })
+        // A cursor that is none of the account's batches is refused: an empty page would read as the last.
+        for (const before of ["garbage", ids[0], "00000000-0000-4000-8000-000000000000"]) {
+          const seen = yield* call("GET", `/api/batches?before=${before}`, { key: before === ids[0] ? other.token : c.token })
+          expect([before, seen.status, seen.body])
+            .toEqual([before, 400, { error: "Bad Request, before must be the id of one of the account's batches, as in next" }])
+        }
         for (const [method, path] of [["GET", `/api/batches/${ids[0]}`], ["DELETE", `/api/batches/${ids[0]}`], ["GET", "/api/batches/not-a-uuid"]] as const) {
           const seen = yield* call(method, path, { key: other.token })
           expect([method, path, seen.status, seen.body]).toEqual([method, path, 404, { error: "Batch not found" }])

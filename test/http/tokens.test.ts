@@ -81,6 +81,22 @@ for (const backend of backends) for (const path of tokensPaths) {
         expect((yield* getTokens(token)).body).toMatchObject({ subscription: { isSubscribed: false } })
       }))
 
+    it.effect("an expired subscription, or one whose end date has passed, is no subscription: `isSubscribed` false and nothing else", () =>
+      Effect.gen(function* () {
+        const { account, token } = yield* setup()
+        const subscribed = (status: string, endsAt: Date | null) =>
+          Effect.flatMap(Accounts, (a) =>
+            a.setSubscription(account.id, new Subscription({ planName: "Pro", planDescription: "", status, renewsAt: null, endsAt }))).pipe(
+              Effect.zipRight(getTokens(token)),
+              Effect.map(({ body }) => (body as { subscription: unknown }).subscription)
+            )
+        const past = new Date(Date.now() - 60_000)
+        const future = new Date(Date.now() + 86_400_000)
+        expect(yield* subscribed("expired", null)).toEqual({ isSubscribed: false })
+        expect(yield* subscribed("cancelled", past)).toEqual({ isSubscribed: false })
+        expect(yield* subscribed("cancelled", future)).toMatchObject({ isSubscribed: true, status: "cancelled", endsAt: future.toISOString() })
+      }))
+
     it.effect("401 `Missing or invalid authentication token` without a Bearer header", () =>
       Effect.gen(function* () {
         const { token } = yield* setup()

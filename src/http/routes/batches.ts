@@ -30,7 +30,8 @@ export const batchMessages = {
   notJson: batchInputMessages.notJson,
   notFound: "Batch not found",
   queueFull: `Too Many Requests, an account may have at most ${batchLimits.queuedItems} items queued`,
-  limit: `Bad Request, limit must be a whole number from 1 to ${pageSizes.max}`
+  limit: `Bad Request, limit must be a whole number from 1 to ${pageSizes.max}`,
+  before: "Bad Request, before must be the id of one of the account's batches, as in next"
 } as const
 
 const batchErrors = <A, R>(route: Effect.Effect<A, BatchInvalid | BatchBodyRefused | BatchNotFound | BatchQueueFull | Parameters<typeof describeErrorResponse>[0], R>) =>
@@ -82,7 +83,9 @@ export const listBatches = batchErrors(Effect.gen(function* () {
   if (!Number.isInteger(limit) || limit < 1 || limit > pageSizes.max || (limitText !== null && !/^\d+$/.test(limitText))) {
     return yield* new BatchInvalid({ message: batchMessages.limit })
   }
-  const page = yield* Effect.flatMap(Batches, (batches) => batches.list(account.id, { limit, before: Option.fromNullable(query.get("before")) }))
+  const page = yield* Effect.flatMap(Batches, (batches) => batches.list(account.id, { limit, before: Option.fromNullable(query.get("before")) })).pipe(
+    Effect.catchTag("BatchNotFound", () => new BatchInvalid({ message: batchMessages.before }))
+  )
   return json({
     batches: page.batches,
     next: Option.match(page.next, { onNone: () => null, onSome: (before) => `/api/batches?before=${before}&limit=${limit}` })
