@@ -26,9 +26,21 @@ const english = new Intl.DisplayNames(["en"], { type: "language", fallback: "non
 export const fold = (text: string): string =>
   text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase().replace(/[^\p{L}]+/gu, " ").trim()
 
+/**
+ * ISO 639-2's bibliographic codes, which BCP 47 never uses and ICU leaves as they are (`fre`
+ * stayed `fre`), as their terminology codes, which it makes the two-letter ones (`fra` -> `fr`).
+ */
+const bibliographic: ReadonlyMap<string, string> = new Map([
+  ["alb", "sqi"], ["arm", "hye"], ["baq", "eus"], ["bur", "mya"], ["chi", "zho"], ["cze", "ces"], ["dut", "nld"],
+  ["fre", "fra"], ["geo", "kat"], ["ger", "deu"], ["gre", "ell"], ["ice", "isl"], ["mac", "mkd"], ["mao", "mri"],
+  ["may", "msa"], ["per", "fas"], ["rum", "ron"], ["slo", "slk"], ["tib", "bod"], ["wel", "cym"]
+])
+
 const canonical = (tag: string): string | undefined => {
+  const [primary = "", ...rest] = tag.split(/[-_]/)
+  const terminology = bibliographic.get(primary.toLowerCase())
   try {
-    return Intl.getCanonicalLocales(tag.replaceAll("_", "-"))[0]
+    return Intl.getCanonicalLocales([terminology ?? primary, ...rest].join("-"))[0]
   } catch {
     return undefined
   }

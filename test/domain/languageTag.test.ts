@@ -13,6 +13,14 @@ describe("languageTag", () => {
   })
 
   it.each([
+    ["fre", "fr"], ["ger", "de"], ["dut", "nl"], ["chi", "zh"], ["cze", "cs"], ["gre", "el"], ["per", "fa"], ["rum", "ro"],
+    ["wel", "cy"], ["alb", "sq"], ["arm", "hy"], ["baq", "eu"], ["bur", "my"], ["geo", "ka"], ["ice", "is"], ["mac", "mk"],
+    ["mao", "mi"], ["may", "ms"], ["slo", "sk"], ["tib", "bo"], ["FRE_ca", "fr-CA"], ["ger-CH", "de-CH"]
+  ] as const)("ISO 639-2's bibliographic code %j -> %s, as its terminology code", (code, tag) => {
+    expect(languageTag(code)).toBe(tag)
+  })
+
+  it.each([
     ["French", "fr"], ["FRENCH", "fr"], ["français", "fr"], ["Francais", "fr"], ["German", "de"], ["Deutsch", "de"],
     ["Japanese", "ja"], ["日本語", "ja"], ["Chinese", "zh"], ["Simplified Chinese", "zh-Hans"],
     ["Brazilian Portuguese", "pt-BR"], ["Portuguese (Brazil)", "pt-BR"], ["Swiss German", "de"], ["Norwegian Bokmål", "nb"]
