@@ -27,7 +27,7 @@ export class ImageUrlConfig extends Context.Tag("ImageUrlConfig")<ImageUrlConfig
       const { allow, invalid } = parseAllowList(text)
       return invalid.length === 0
         ? Either.right({ allow, allowText: text })
-        : Either.left(ConfigError.InvalidData([], `not a host name, address or CIDR range: ${invalid.join(", ")}`))
+        : Either.left(ConfigError.InvalidData(["IMAGE_URL_ALLOW"], `not a host name, address or CIDR range: ${invalid.join(", ")}`))
     }),
     Config.zipWith(
       millisSetting("IMAGE_URL_TIMEOUT_MS", 10_000),

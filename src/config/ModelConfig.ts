@@ -11,9 +11,16 @@ import { type AsUploadedFormat, asUploadedFormats } from "../domain/asUploaded.t
 import { secretShown } from "./redact.ts"
 import { isHttpUrl } from "./rules.ts"
 
-const positiveInteger = (name: string, fallback: number) =>
+/** The model client's timer is a 32-bit one: past it, it fired at once, and every describe failed. */
+const maxTimerMs = 2 ** 31 - 1
+
+/** One rule: a second `validate` loses the variable's name from its refusal. */
+const positiveInteger = (name: string, fallback: number, max?: number) =>
   Config.integer(name).pipe(
-    Config.validate({ message: "must be a positive integer", validation: (n) => n > 0 }),
+    Config.validate({
+      message: max === undefined ? "must be a positive integer" : `must be a positive integer of at most ${max} (about ${Math.floor(max / 86_400_000)} days)`,
+      validation: (n) => n > 0 && n <= (max ?? n)
+    }),
     Config.withDefault(fallback)
   )
 
@@ -50,7 +57,7 @@ const baseUrl = Config.string("OPENAI_BASE_URL").pipe(
 const endpointConfig = Config.all({
   model: Config.nonEmptyString("MODEL").pipe(Config.withDefault("gpt-4o-mini")),
   /** One deadline for the model's part of a describe: every attempt and every pause between them. */
-  timeoutMs: positiveInteger("MODEL_TIMEOUT_MS", 60_000),
+  timeoutMs: positiveInteger("MODEL_TIMEOUT_MS", 60_000, maxTimerMs),
   /** §2.2: about 1,500 words for all fields, at roughly 1.3 to 1.6 tokens per word. */
   maxOutputTokens: positiveInteger("MODEL_MAX_OUTPUT_TOKENS", 2500),
   imageDetail: Config.literal("low", "high", "auto")("MODEL_IMAGE_DETAIL").pipe(Config.withDefault("low")),

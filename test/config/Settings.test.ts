@@ -5,6 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, ConfigProvider, Effect, Exit, Option } from "effect"
 import { settings, summary } from "../../src/config/Settings.ts"
+import { explained } from "../../src/services/messageOf.ts"
 import { freshPostgresUrl, postgresUrl } from "../support/database.ts"
 import { startService, tempDataDir } from "../support/process.ts"
 
@@ -108,6 +109,15 @@ describe("the start-up summary", () => {
       expect(entries(summary(all))).toMatchObject({ OPENAI_BASE_URL: "https://fn.azurewebsites.net/api/v1?api-version=2024-10-21&code=redacted" })
     }))
 
+  it.effect("SESSION_LIFETIME is shown as it is written, so the value shown can be set again", () =>
+    Effect.gen(function* () {
+      const shown = (value?: string) =>
+        Effect.map(read(value === undefined ? {} : { SESSION_LIFETIME: value }), (all) => entries(summary(all))["SESSION_LIFETIME"])
+      expect([yield* shown(), yield* shown("12 hours"), yield* shown("90 minutes"), yield* shown("400 days")])
+        .toEqual(["7 days", "12 hours", "90 minutes", "400 days"])
+      expect(yield* shown(String(yield* shown("36 hours")))).toBe("36 hours")
+    }))
+
   it.effect("an empty METRICS_TOKEN is no token (a compose file's `${METRICS_TOKEN:-}`): /metrics stays open to loopback", () =>
     Effect.gen(function* () {
       expect(entries(summary(yield* read({ METRICS_TOKEN: "" })))).toMatchObject({ METRICS_TOKEN: "unset: /metrics answers loopback only" })
@@ -119,28 +129,38 @@ describe("the start-up summary", () => {
         [{ UPLOAD_MEMORY_MB: "10" }, "UPLOAD_MEMORY_MB must be at least 11"],
         [{ TRUSTED_PROXIES: "-1" }, "TRUSTED_PROXIES must be 0 or more"],
         [{ API_KEY_SECRET: "short" }, "API_KEY_SECRET must be at least 32 bytes (e.g. `openssl rand -base64 48`)"],
-        [{ PORT: "http" }, "Expected a network port value but received \"http\""],
-        [{ SIGNUP: "maybe" }, "Expected one of (open, closed) but received \"maybe\""],
+        [{ PORT: "http" }, "PORT: Expected a network port value but received \"http\""],
+        [{ SIGNUP: "maybe" }, "SIGNUP: Expected one of (open, closed) but received \"maybe\""],
         [{ SIGNUP_CREDITS: "-1" }, "SIGNUP_CREDITS must be a whole number from 0 to 2147483647"],
         [{ SMTP_URL: "https://mail.example.com" }, "SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtps://user:password@mail.example.com"],
-        [{ IMAGE_URL_ALLOW: "intranet, not a host!" }, "not a host name, address or CIDR range: not a host!"],
+        [{ IMAGE_URL_ALLOW: "intranet, not a host!" }, "IMAGE_URL_ALLOW: not a host name, address or CIDR range: not a host!"],
         [{ IMAGE_URL_TIMEOUT_MS: "0" }, "IMAGE_URL_TIMEOUT_MS must be at least 1"],
-        [{ MODEL_TIMEOUT_MS: "0" }, "must be a positive integer"],
-        [{ OPENAI_BASE_URL: "ftp://example.com" }, "must be an http(s) URL"],
-        [{ MODEL_IMAGE_DETAIL: "medium" }, "Expected one of (low, high, auto) but received \"medium\""],
-        [{ MODEL_IMAGE_AS_UPLOADED: "jpeg,gif" }, "at MODEL_IMAGE_AS_UPLOADED: \"must be `none` or a comma-separated list of jpeg, png, webp\""],
-        [{ LOG_FORMAT: "xml" }, "Expected one of (json, logfmt, pretty) but received \"xml\""],
-        [{ DESCRIBER: "gpt" }, "Expected one of (offline, openai-compatible, ) but received \"gpt\""],
+        [{ MODEL_TIMEOUT_MS: "0" }, "MODEL_TIMEOUT_MS: must be a positive integer"],
+        [{ MODEL_MAX_OUTPUT_TOKENS: "-1" }, "MODEL_MAX_OUTPUT_TOKENS: must be a positive integer"],
+        [{ UPLOAD_TIMEOUT_MS: "abc" }, "UPLOAD_TIMEOUT_MS: Expected an integer value but received \"abc\""],
+        // Past a timer's 32 bits the model client's timer fired at once: every describe a 500.
+        [{ MODEL_TIMEOUT_MS: "2147483648" }, "MODEL_TIMEOUT_MS: must be a positive integer of at most 2147483647 (about 24 days)"],
+        [{ OPENAI_BASE_URL: "ftp://example.com" }, "OPENAI_BASE_URL: must be an http(s) URL"],
+        [{ MODEL_IMAGE_DETAIL: "medium" }, "MODEL_IMAGE_DETAIL: Expected one of (low, high, auto) but received \"medium\""],
+        [{ MODEL_IMAGE_AS_UPLOADED: "jpeg,gif" }, "MODEL_IMAGE_AS_UPLOADED: must be `none` or a comma-separated list of jpeg, png, webp"],
+        [{ LOG_FORMAT: "xml" }, "LOG_FORMAT: Expected one of (json, logfmt, pretty) but received \"xml\""],
+        [{ DESCRIBER: "gpt" }, "DESCRIBER: Expected one of (offline, openai-compatible, ) but received \"gpt\""],
         [{ PUBLIC_URL: "notaurl" }, "PUBLIC_URL must be an http(s) URL, e.g. https://images.example.com"],
         [{ DATABASE_URL: "notaurl" }, "DATABASE_URL must be a postgres:// URL, e.g. postgres://user:password@db.example.com:5432/images"],
         [{ UPLOAD_TIMEOUT_MS: "0" }, "UPLOAD_TIMEOUT_MS must be at least 1"],
         [{ FORM_TIMEOUT_MS: "-1" }, "FORM_TIMEOUT_MS must be at least 1"],
         [{ SHUTDOWN_TIMEOUT_MS: "-5" }, "SHUTDOWN_TIMEOUT_MS must be 0 or more"],
-        [{ WEBHOOK_POLL_MS: "0" }, "WEBHOOK_POLL_MS must be at least 1"]
+        [{ WEBHOOK_POLL_MS: "0" }, "WEBHOOK_POLL_MS must be at least 1"],
+        // 0 or less ended every session before its first page; a huge one was an invalid date, a 500 at log-in.
+        [{ SESSION_LIFETIME: "-5 hours" }, "SESSION_LIFETIME must be from 1 minute to 400 days, e.g. `12 hours`"],
+        [{ SESSION_LIFETIME: "59 seconds" }, "SESSION_LIFETIME must be from 1 minute to 400 days, e.g. `12 hours`"],
+        [{ SESSION_LIFETIME: "999999999 days" }, "SESSION_LIFETIME must be from 1 minute to 400 days, e.g. `12 hours`"]
       ]
+      // As the start's log line says it (`reason`): the variable named, whatever the rule's own words.
       for (const [variables, message] of refusals) {
         const exit = yield* Effect.exit(read(variables))
-        expect(Exit.isFailure(exit) ? Cause.pretty(exit.cause) : "accepted", JSON.stringify(variables)).toContain(message)
+        const reason = Exit.match(exit, { onFailure: (cause) => Option.match(Cause.failureOption(cause), { onNone: () => Cause.pretty(cause), onSome: explained }), onSuccess: () => "accepted" })
+        expect(reason, JSON.stringify(variables)).toContain(message)
       }
     }))
 
