@@ -29,9 +29,34 @@ export class DataDirNotOwned extends Schema.TaggedError<DataDirNotOwned>()("Data
   }
 }
 
-/** Creates the folder (0700) if it is missing; refuses one that belongs to another user. */
+/**
+ * `DATA_DIR` holds files but no database: a mistaken `DATA_DIR=/srv` or `$HOME`, which making the
+ * folder owner-only would have changed, every file in it (found by review).
+ */
+export class DataDirNotDatabase extends Schema.TaggedError<DataDirNotDatabase>()("DataDirNotDatabase", {
+  path: Schema.String,
+  entries: Schema.Array(Schema.String)
+}) {
+  override get message() {
+    return `the data folder ${this.path} holds other files (${this.entries.slice(0, 3).join(", ")}${this.entries.length > 3 ? ", ..." : ""}) ` +
+      "and no database; nothing in it was changed: set DATA_DIR to the service's data folder, or to an empty or new one"
+  }
+}
+
+/** What the service itself leaves in a folder before its database is made (DataDirLock.ts, DatabaseMarker.ts). */
+const ownEntries = new Set(["lock", "synced", "database.json"])
+
+/**
+ * Creates the folder (0700) if it is missing; refuses one that belongs to another user, or that
+ * holds other files and no database (`PG_VERSION`), before anything in it is changed.
+ */
 export const claim = (dataDir: string) =>
   Effect.gen(function* () {
+    const entries = yield* onDataDir(dataDir, () => fs.readdir(dataDir).catch((error: unknown) => vanished(error) ? [] : Promise.reject(error)))
+    const others = entries.filter((entry) => !ownEntries.has(entry)).sort()
+    if (others.length > 0 && !others.includes("PG_VERSION")) {
+      return yield* new DataDirNotDatabase({ path: path.resolve(dataDir), entries: others })
+    }
     yield* onDataDir(dataDir, () => fs.mkdir(dataDir, { recursive: true, mode: 0o700 }))
     const user = process.getuid?.()
     if (user === undefined) return // no POSIX owners on this platform

@@ -46,6 +46,7 @@ export type DatabaseError =
   | DataDirUnusable
   | FileLockUnavailable
   | DataDir.DataDirNotOwned
+  | DataDir.DataDirNotDatabase
 
 /** A client with the schema migrated. */
 const withMigrations = <E, R>(

@@ -78,6 +78,27 @@ describe("the embedded database's data folder", () => {
       expect(warnings).toEqual([])
     }), 120_000)
 
+  it.scopedLive("holding other files and no database is refused, nothing in it changed (a mistaken DATA_DIR=/srv)", () =>
+    Effect.gen(function* () {
+      const dataDir = path.join(yield* tempDataDir, "site")
+      const page = path.join(dataDir, "www", "index.html")
+      yield* Effect.promise(async () => {
+        await fs.mkdir(path.dirname(page), { recursive: true, mode: 0o755 })
+        await fs.writeFile(page, "hi", { mode: 0o644 })
+        await fs.chmod(dataDir, 0o755)
+        await fs.writeFile(path.join(dataDir, "lock"), "")
+      })
+      const refused = yield* Effect.flip(Effect.provide(Effect.void, opened(dataDir)))
+      expect([refused._tag, refused.message]).toEqual([
+        "DataDirNotDatabase",
+        `the data folder ${dataDir} holds other files (www) and no database; nothing in it was changed: ` +
+          "set DATA_DIR to the service's data folder, or to an empty or new one"
+      ])
+      const modes = yield* Effect.promise(() => Promise.all([dataDir, path.dirname(page), page].map(async (entry) => (await fs.stat(entry)).mode & 0o777)))
+      expect(modes).toEqual([0o755, 0o755, 0o644])
+      expect((yield* Effect.promise(() => fs.readdir(dataDir))).sort()).toEqual(["lock", "www"])
+    }), 60_000)
+
   const root = process.getuid?.() === 0
   it.scopedLive.skipIf(!root)("of another user is refused with a clear message, before anything is written in it", () =>
     Effect.gen(function* () {
