@@ -17,13 +17,13 @@ Layer.launch(AppLive).pipe(
   // A refused start is logged here, with a message and in the configured format; runMain's own
   // report would use its default logger, without either. A refusal the service names (a setting,
   // the data folder, the database, the port) is its reason alone; anything else, its whole cause.
-  // A stop by signal is no failure.
+  // A stop by signal is no failure. Fatal: shown at every LOG_LEVEL but None (at Fatal it was silent).
   Effect.tapErrorCause((cause) =>
     Cause.isInterruptedOnly(cause)
       ? Effect.void
       : Option.match(Cause.failureOption(cause), {
-        onNone: () => Effect.logError("the service could not start", cause),
-        onSome: (error) => Effect.logError("the service could not start").pipe(Effect.annotateLogs({ reason: explained(error) }))
+        onNone: () => Effect.logFatal("the service could not start", cause),
+        onSome: (error) => Effect.logFatal("the service could not start").pipe(Effect.annotateLogs({ reason: explained(error) }))
       })
   ),
   Effect.provide(LoggingLive),

@@ -7,8 +7,9 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { hasCredentials, parseHttpUrl } from "../domain/httpUrl.ts"
 import { redactUrl, secretShown } from "./redact.ts"
-import { isHttpUrl, millisSetting } from "./rules.ts"
+import { millisSetting } from "./rules.ts"
 
 /** The shortest `API_KEY_SECRET` accepted, in bytes (README "Configuration"). */
 export const minimumSecretBytes = 32
@@ -41,7 +42,14 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
   static readonly config = Config.all({
     port: Config.port("PORT").pipe(Config.withDefault(3000)),
     publicUrlSetting: Config.option(Config.string("PUBLIC_URL").pipe(
-      Config.validate({ message: "PUBLIC_URL must be an http(s) URL, e.g. https://images.example.com", validation: isHttpUrl })
+      // Paths are appended to it, and it is printed: a query or a fragment broke every link, a password was shown.
+      Config.validate({
+        message: "PUBLIC_URL must be an http(s) URL without a user name, password, query or fragment, e.g. https://images.example.com",
+        validation: (text) => {
+          const url = parseHttpUrl(text)
+          return url !== null && !hasCredentials(url) && !/[?#]/.test(text)
+        }
+      })
     )),
     host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
     databaseUrl: Config.option(Config.redacted("DATABASE_URL").pipe(

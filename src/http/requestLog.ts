@@ -22,6 +22,16 @@ const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/
 
 const knownRoutes = new Set(["/api/describe", "/api/tokens", "/api/describe/verify", "/api/openapi.json", "/api/docs", "/admin/commands", "/healthz", "/readyz", "/metrics"])
 
+/**
+ * The path as logged: a segment over 40 characters (a key or a token pasted into a URL; a batch's
+ * id has 36) is its length only, and the whole at most 256 characters: "never a key" (found by
+ * review: `/api/tokens/<key>` logged the key).
+ */
+export const loggedPath = (pathname: string): string => {
+  const shown = pathname.split("/").map((segment) => (segment.length > 40 ? `<${segment.length} characters>` : segment)).join("/")
+  return shown.length > 256 ? `${shown.slice(0, 255)}…` : shown
+}
+
 export const requestLog = HttpMiddleware.make((app) =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -41,7 +51,7 @@ export const requestLog = HttpMiddleware.make((app) =>
         yield* Metric.increment(metrics.answered)
         yield* Metric.update(metrics.seconds, durationMs / 1000)
         yield* Effect.logInfo("request").pipe(
-          Effect.annotateLogs({ method: request.method, route, durationMs, ...facts, status })
+          Effect.annotateLogs({ method: request.method, route: loggedPath(route), durationMs, ...facts, status })
         )
       })
     // The response is sent from inside `app`: a pre-response handler is how the id gets on it,

@@ -13,6 +13,7 @@ import * as Schema from "effect/Schema"
 import { AccountNotFound, ApiKeyInvalid, ApiKeyMalformed, ApiKeyMissing, ApiKeyRevoked, KeyNotFound } from "../domain/errors.ts"
 import { Account, ApiKey } from "../domain/models.ts"
 import { Accounts } from "./Accounts.ts"
+import { explained } from "./messageOf.ts"
 import { Signer } from "./Signer.ts"
 import { AccountId, KeyId } from "../domain/ids.ts"
 
@@ -107,7 +108,8 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
     /**
      * A key's last use (what the dashboard shows), written at most once a minute: a write per
      * request would make every request of a busy key queue on that one row's lock, and cost a
-     * commit. Replicas racing within the minute write it once.
+     * commit. Replicas racing within the minute write it once. A write that fails (a full disk)
+     * is logged and the key still authenticates: `GET /api/tokens` is a read, and answered so.
      */
     const markUsed = (key: ApiKey, usedAt: Date) => {
       const stale = new Date(usedAt.getTime() - lastUseResolution)
@@ -116,8 +118,10 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
         : sql<{ lastUsedAt: Date }>`UPDATE api_keys SET last_used_at = ${usedAt}
             WHERE id = ${key.id} AND deleted_at IS NULL AND (last_used_at IS NULL OR last_used_at <= ${stale})
             RETURNING last_used_at`.pipe(
-            Effect.orDie,
-            Effect.map(([used]) => (used === undefined ? key : new ApiKey({ ...key, lastUsedAt: used.lastUsedAt })))
+            Effect.map(([used]) => (used === undefined ? key : new ApiKey({ ...key, lastUsedAt: used.lastUsedAt }))),
+            Effect.catchAll((error) =>
+              Effect.as(Effect.logWarning("a key's last use could not be written").pipe(Effect.annotateLogs({ keyId: key.id, reason: explained(error) })), key)
+            )
           )
     }
 

@@ -145,7 +145,11 @@ describe("the start-up summary", () => {
         [{ MODEL_IMAGE_AS_UPLOADED: "jpeg,gif" }, "MODEL_IMAGE_AS_UPLOADED: must be `none` or a comma-separated list of jpeg, png, webp"],
         [{ LOG_FORMAT: "xml" }, "LOG_FORMAT: Expected one of (json, logfmt, pretty) but received \"xml\""],
         [{ DESCRIBER: "gpt" }, "DESCRIBER: Expected one of (offline, openai-compatible, ) but received \"gpt\""],
-        [{ PUBLIC_URL: "notaurl" }, "PUBLIC_URL must be an http(s) URL, e.g. https://images.example.com"],
+        [{ PUBLIC_URL: "notaurl" }, "PUBLIC_URL must be an http(s) URL without a user name, password, query or fragment, e.g. https://images.example.com"],
+        // Printed in the summary (a password shown), and paths appended to it (after a query, every link broken).
+        [{ PUBLIC_URL: "https://user:secret@images.example.com" }, "PUBLIC_URL must be an http(s) URL without a user name"],
+        [{ PUBLIC_URL: "https://images.example.com/base/?a=b" }, "PUBLIC_URL must be an http(s) URL without a user name"],
+        [{ PUBLIC_URL: "https://images.example.com/#top" }, "PUBLIC_URL must be an http(s) URL without a user name"],
         [{ DATABASE_URL: "notaurl" }, "DATABASE_URL must be a postgres:// URL, e.g. postgres://user:password@db.example.com:5432/images"],
         [{ UPLOAD_TIMEOUT_MS: "0" }, "UPLOAD_TIMEOUT_MS must be at least 1"],
         [{ FORM_TIMEOUT_MS: "-1" }, "FORM_TIMEOUT_MS must be at least 1"],

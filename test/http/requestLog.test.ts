@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Deferred, Effect, Layer, Logger } from "effect"
 import { GenerationFailed } from "../../src/domain/errors.ts"
+import { loggedPath } from "../../src/http/requestLog.ts"
 import { Describer } from "../../src/services/Describer.ts"
 import { pglite } from "../support/database.ts"
 import { customer, formData, jpeg } from "../support/describe.ts"
@@ -27,6 +28,15 @@ const post = (token: string, requestId?: string, schema?: string) =>
 const lineFor = (requestId: string) =>
   collected.find((entry) => String(entry.message) === "request" && entry.annotations["requestId"] === requestId)?.annotations
 
+describe("loggedPath", () => {
+  it("keeps a path's short segments (a batch's id) and shows a long one by its length, the whole cut at 256 characters", () => {
+    const id = "5511ffde-3bd3-4079-9e5d-e170084abbad"
+    expect(loggedPath(`/api/batches/${id}`)).toBe(`/api/batches/${id}`)
+    expect(loggedPath(`/x/${"k".repeat(41)}/y`)).toBe("/x/<41 characters>/y")
+    expect(loggedPath("/a".repeat(300))).toHaveLength(256)
+  })
+})
+
 describe("one log line per request", () => {
   it.live("returns the client's request id, or a new one, and logs route, status, error kind and credits after; every answer says nosniff", () =>
     Effect.gen(function* () {
@@ -44,6 +54,10 @@ describe("one log line per request", () => {
       expect(generated).toMatch(/^[0-9a-f-]{36}$/)
       expect(lineFor(generated)).toMatchObject({ status: 400, errorKind: "InvalidSchema", creditsAfter: 1 })
       expect([ok.headers["x-content-type-options"], refused.headers["x-content-type-options"]]).toEqual(["nosniff", "nosniff"])
+
+      // Nor a key pasted into a path.
+      const pasted = yield* Effect.flatMap(HttpClient.HttpClient, (client) => client.get(`/api/tokens/${c.token}`, { headers: { "x-request-id": "pasted" } }))
+      expect([pasted.status, lineFor("pasted")?.["route"]]).toEqual([404, `/api/tokens/<${c.token.length} characters>`])
 
       // Neither the key nor any part of the upload reaches the logs.
       const logs = JSON.stringify(collected)

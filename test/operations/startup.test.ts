@@ -51,21 +51,22 @@ describe("start-up, as processes", () => {
 
   it.scopedLive("a refused start is one error line in the configured format, with a message and the setting's reason", () =>
     Effect.gen(function* () {
-      const refused = yield* serviceToEnd({ DATA_DIR: yield* tempDataDir, LOG_FORMAT: "json", PUBLIC_URL: "ftp://images.example.com" })
+      // At the highest level too: the refusal is the one line that is always shown.
+      const refused = yield* serviceToEnd({ DATA_DIR: yield* tempDataDir, LOG_FORMAT: "json", LOG_LEVEL: "Fatal", PUBLIC_URL: "ftp://images.example.com" })
       expect(refused.exitCode).toBe(1)
       const lines = `${refused.stdout}${refused.stderr}`.split("\n").filter((line) => line !== "")
       // Every line is JSON, the refusal too (it was logfmt, from the runtime's default logger, with no message).
       const parsed = lines.map((line) => JSON.parse(line) as { message: unknown; logLevel: string; annotations: { reason?: string } })
-      const errors = parsed.filter((line) => line.logLevel === "ERROR")
+      const errors = parsed.filter((line) => line.logLevel === "FATAL")
       expect(errors).toHaveLength(1)
       expect(errors[0]?.message).toBe("the service could not start")
-      expect(errors[0]?.annotations.reason).toBe("PUBLIC_URL must be an http(s) URL, e.g. https://images.example.com")
+      expect(errors[0]?.annotations.reason).toBe("PUBLIC_URL must be an http(s) URL without a user name, password, query or fragment, e.g. https://images.example.com")
     }), timeout)
 
   it.scopedLive("a port in use, or a data folder that is a file, stops the start with one line naming the setting, no stack", () =>
     Effect.gen(function* () {
       const reasonOf = (ended: { readonly stdout: string; readonly stderr: string }) =>
-        `${ended.stdout}${ended.stderr}`.split("\n").filter((line) => line.includes('"ERROR"'))
+        `${ended.stdout}${ended.stderr}`.split("\n").filter((line) => line.includes('"FATAL"'))
           .map((line) => (JSON.parse(line) as { annotations: { reason?: string } }).annotations.reason)
       const port = yield* freePort
       const taken = net.createServer().listen(port, "127.0.0.1")
@@ -77,7 +78,7 @@ describe("start-up, as processes", () => {
       yield* Effect.promise(() => fs.writeFile(file, "x"))
       const notAFolder = yield* serviceToEnd({ DATA_DIR: file, LOG_FORMAT: "json" })
       expect([notAFolder.exitCode, ...reasonOf(notAFolder)])
-        .toEqual([1, expect.stringMatching(new RegExp(`^the data folder ${file} cannot be used \\(EEXIST.*\\): set DATA_DIR to a writable folder`))])
+        .toEqual([1, expect.stringMatching(new RegExp(`^the data folder ${file} cannot be used \\(ENOTDIR.*\\): set DATA_DIR to a writable folder`))])
     }), timeout)
 
   const root = process.getuid?.() === 0

@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Clock, Effect, TestClock } from "effect"
 import { SignJWT, UnsecuredJWT } from "jose"
@@ -65,6 +66,18 @@ for (const backend of backends) {
         // What the dashboard and the CLI list: the row as written.
         const listed = yield* ApiKeys.pipe(Effect.flatMap((keys) => keys.list(account.id)))
         expect(listed.map((key) => key.lastUsedAt?.getTime())).toStrictEqual([first + 60_000])
+      }))
+
+    it.effect("a last use that cannot be written (a full disk) still authenticates: the key's use is a read", () =>
+      Effect.gen(function* () {
+        const { account, token } = yield* accountWithKey()
+        const sql = yield* SqlClient.SqlClient
+        yield* sql.unsafe(`CREATE FUNCTION refuse_write() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'could not extend file: No space left on device'; END $$`)
+        yield* sql.unsafe("CREATE TRIGGER refuse_write BEFORE UPDATE ON api_keys FOR EACH ROW EXECUTE FUNCTION refuse_write()")
+        const found = yield* authenticate(`Bearer ${token}`).pipe(
+          Effect.ensuring(Effect.orDie(Effect.zip(sql.unsafe("DROP TRIGGER refuse_write ON api_keys"), sql.unsafe("DROP FUNCTION refuse_write()"))))
+        )
+        expect([found.account.id, found.key.lastUsedAt]).toEqual([account.id, null])
       }))
 
     it.effect("no header, or one that does not start with `Bearer `, is a missing key", () =>
