@@ -7,7 +7,7 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Schedule } from "effect"
 import { spawn } from "node:child_process"
-import { existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -82,7 +82,7 @@ const nginxInFrontOf = (appPort: number) =>
     const port = yield* freePort
     const dir = mkdtempSync(join(tmpdir(), "nginx-test-"))
     for (const temp of ["body", "proxy"]) mkdirSync(join(dir, temp))
-    writeFileSync(join(dir, "site.conf"), loopbackConf(port, [appPort]))
+    writeFileSync(join(dir, "site.conf"), loopbackConf(port, [appPort]).replace("/var/log/nginx/access.log", join(dir, "access.log")))
     writeFileSync(join(dir, "nginx.conf"), [
       "daemon off;", "master_process off;", `pid ${dir}/nginx.pid;`, `error_log ${dir}/error.log;`, "events {}",
       "http {", "access_log off;", `client_body_temp_path ${dir}/body;`, `proxy_temp_path ${dir}/proxy;`,
@@ -101,7 +101,7 @@ const nginxInFrontOf = (appPort: number) =>
       Effect.filterOrFail((response) => response.status === 200),
       Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("5 seconds")))
     )
-    return port
+    return { port, accessLog: join(dir, "access.log") }
   })
 
 const get = (port: number, path: string) => sendRaw({ port, head: requestHead("GET", path, { connection: "close" }) })
@@ -109,7 +109,7 @@ const get = (port: number, path: string) => sendRaw({ port, head: requestHead("G
 layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("deploy/nginx.conf in Debian's nginx", (it) => {
   it.scoped.skipIf(nginxMissing)(`nginx refuses every spelling of /metrics itself, and passes the rest (needs ${nginxPath}; skipped without it)`, () =>
     Effect.gen(function* () {
-      const port = yield* nginxInFrontOf(yield* serverPort)
+      const { port } = yield* nginxInFrontOf(yield* serverPort)
       for (const path of metricsSpellings) {
         const response = yield* get(port, path)
         // nginx's own page, not the app's JSON: the request never reached the app.
@@ -118,5 +118,18 @@ layer(serverWith(servicesOn(pglite)), { excludeTestServices: true })("deploy/ngi
       const passed = yield* get(port, "/metricsboard")
       expect([passed.status, passed.body]).toEqual([404, JSON.stringify({ error: "Not found" })])
       expect((yield* get(port, "/readyz")).status).toBe(200)
+    }))
+
+  it.scoped.skipIf(nginxMissing)("nginx's access log has each request's path, never its query or Referer (an invitation's token)", () =>
+    Effect.gen(function* () {
+      const { port, accessLog } = yield* nginxInFrontOf(yield* serverPort)
+      const token = "InvitationTokenXyz123"
+      yield* sendRaw({ port, head: requestHead("GET", `/dashboard/invitation?token=${token}`, { connection: "close", referer: `http://x/?csrf=${token}` }) })
+      const logged = yield* Effect.sync(() => readFileSync(accessLog, "utf8")).pipe(
+        Effect.filterOrFail((text) => text.includes("/dashboard/invitation")),
+        Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("5 seconds")))
+      )
+      expect(logged).toContain('"GET /dashboard/invitation HTTP/1.1"')
+      expect(logged).not.toContain(token)
     }))
 })
