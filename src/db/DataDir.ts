@@ -44,7 +44,7 @@ export class DataDirNotDatabase extends Schema.TaggedError<DataDirNotDatabase>()
 }
 
 /** What the service itself leaves in a folder before its database is made (DataDirLock.ts, DatabaseMarker.ts). */
-const ownEntries = new Set(["lock", "synced", "database.json"])
+const isOwnEntry = (name: string) => ["lock", "synced", "database.json"].includes(name) || name.startsWith("lock.json")
 
 /**
  * Creates the folder (0700) if it is missing; refuses one that belongs to another user, or that
@@ -53,7 +53,7 @@ const ownEntries = new Set(["lock", "synced", "database.json"])
 export const claim = (dataDir: string) =>
   Effect.gen(function* () {
     const entries = yield* onDataDir(dataDir, () => fs.readdir(dataDir).catch((error: unknown) => vanished(error) ? [] : Promise.reject(error)))
-    const others = entries.filter((entry) => !ownEntries.has(entry)).sort()
+    const others = entries.filter((entry) => !isOwnEntry(entry)).sort()
     if (others.length > 0 && !others.includes("PG_VERSION")) {
       return yield* new DataDirNotDatabase({ path: path.resolve(dataDir), entries: others })
     }

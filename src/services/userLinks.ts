@@ -29,7 +29,7 @@ export const makeUserLinks = (sql: SqlClient.SqlClient, accounts: Accounts, rows
     Effect.gen(function* () {
       const email = yield* emailUsed(rawEmail)
       yield* accounts.find(accountId)
-      if (yield* rows.emailTaken(email)) return yield* new EmailTaken()
+      if (yield* rows.emailTaken(email, accountId)) return yield* new EmailTaken()
       const token = randomToken()
       const expiresAt = new Date((yield* now).getTime() + Duration.toMillis(invitationLifetime))
       const user = new DashboardUser({ id: crypto.randomUUID(), accountId, email })

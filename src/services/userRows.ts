@@ -26,8 +26,19 @@ export const makeUserRows = (sql: SqlClient.SqlClient, credits: Credits, signupC
       FROM dashboard_users u JOIN accounts a ON a.id = u.account_id WHERE u.email = ${email}`
   })
 
-  const emailTaken = (email: string) =>
-    Effect.map(sql`SELECT 1 FROM dashboard_users WHERE email = ${email}`, (rows) => rows.length > 0)
+  /**
+   * Whether a dashboard user or an account (one an operator made, `account create --email`) has
+   * the address (normalised): one address, one account, as the CLI has it. A sign-up with an
+   * operator's account's address made a second account, and the CLI could no longer name either
+   * by it (found by review). An invitation's own account (`invitedTo`) does not count.
+   */
+  const emailTaken = (email: string, invitedTo: AccountId | null = null) =>
+    Effect.map(
+      sql`SELECT 1 FROM dashboard_users WHERE email = ${email}
+        UNION ALL SELECT 1 FROM accounts WHERE lower(email) = ${email} AND deleted_at IS NULL
+          AND (${invitedTo}::uuid IS NULL OR id <> ${invitedTo}::uuid)`,
+      (rows) => rows.length > 0
+    )
 
   const insertUser = (user: DashboardUser, secret: { passwordHash: string } | { invitationHash: string; invitationExpiresAt: Date }) =>
     Effect.flatMap(now, (createdAt) => sql`INSERT INTO dashboard_users ${sql.insert({ ...user, ...secret, createdAt })}`)

@@ -68,8 +68,8 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
       expect(answer.status).toBe(200)
       onPage(answer.body, "Your balance is now <strong>1 credit</strong>", "Written in <code>fr</code> by the <code>scripted</code> describer")
       expect(answer.body).not.toContain("describer-offline")
-      // In the order the API answers (an integer-like name comes first, as in any JavaScript object).
-      onPage(answer.body, "{\n  &quot;2&quot;: &quot;2 value&quot;,\n  &quot;seoTitle&quot;: &quot;seoTitle value&quot;\n}")
+      // In the schema's order, as the API answers, an integer-like name too.
+      onPage(answer.body, "{\n  &quot;seoTitle&quot;: &quot;seoTitle value&quot;,\n  &quot;2&quot;: &quot;2 value&quot;\n}")
       expect((yield* usage).map((u) => [u.keyId, u.state, u.status])).toEqual([[null, "charged", 200]])
       const report = yield* browser.get("/dashboard/usage")
       onPage(report.body, "Try it (dashboard)")

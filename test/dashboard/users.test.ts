@@ -58,6 +58,15 @@ for (const backend of backends) {
           expect(yield* failedTag(signUp("SIGNUP@example.com"))).toBe("EmailTaken")
         }))
 
+      it.effect("refuses the address of an account an operator made (one address, one account), not that of a deleted one", () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(now)
+          const made = yield* Effect.flatMap(Accounts, (a) => a.create({ name: "Shop", email: "Operator.Made@example.com" }))
+          expect(yield* failedTag(signUp("operator.made@example.com"))).toBe("EmailTaken")
+          yield* Effect.flatMap(Accounts, (a) => a.remove(made.id))
+          expect((yield* signUp("operator.made@example.com")).email).toBe("operator.made@example.com")
+        }))
+
       it.effect("refuses each field that breaks its rule, naming the field", () =>
         Effect.gen(function* () {
           const refusal = (form: { name: string; email: string; password: string }) =>
