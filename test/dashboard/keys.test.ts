@@ -53,6 +53,15 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
       onPage(reload.body, `<code>imd_…${key.slice(-4)}</code>`)
     }))
 
+  it.effect("a HEAD of the page after the creation (a link checker) leaves the new key to the GET that shows it", () =>
+    Effect.gen(function* () {
+      const browser = yield* signedUp(yield* baseUrl, { email: "head@example.com" })
+      const page = yield* browser.get("/dashboard/keys")
+      expect((yield* browser.post("/dashboard/keys", { csrf: csrfOf(page.body), name: "Checked", expiry: "90" })).status).toBe(303)
+      expect((yield* browser.head("/dashboard/keys")).status).toBe(200)
+      expect(shownKey((yield* browser.get("/dashboard/keys")).body)).toMatch(/^imd_eyJ/)
+    }))
+
   it.effect("the examples shown with a new key, pasted and run as they are, each describe photo.jpg with it (one credit each)", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl

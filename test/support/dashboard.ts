@@ -25,6 +25,7 @@ export const baseUrl = Effect.map(serverPort, (port) => `http://127.0.0.1:${port
 export interface Visitor {
   readonly cookies: Map<string, string>
   readonly get: (path: string, headers?: Record<string, string>) => Effect.Effect<Answer>
+  readonly head: (path: string) => Effect.Effect<Answer>
   readonly post: (path: string, fields: Record<string, string>, headers?: Record<string, string>) => Effect.Effect<Answer>
   readonly postBody: (path: string, body: FormData, headers?: Record<string, string>) => Effect.Effect<Answer>
 }
@@ -66,6 +67,7 @@ export const visitor = (base: string): Visitor => {
   return {
     cookies,
     get: (path, headers = {}) => send(path, { headers }),
+    head: (path) => send(path, { method: "HEAD" }),
     post: (path, fields, headers = {}) =>
       send(path, {
         method: "POST",

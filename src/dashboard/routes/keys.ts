@@ -36,7 +36,9 @@ const flashSession = Effect.gen(function* () {
 const showKeys = (status: number, view: Pick<KeysView, "form" | "problem" | "notice">) =>
   Effect.gen(function* () {
     const keys = yield* accountKeys
-    const flash = yield* Effect.flatMap(KeyFlash, (flashes) => Effect.flatMap(flashSession, flashes.take))
+    // A HEAD (a link checker, a prefetch) changes nothing: the new key waits for the GET that shows it.
+    const { method } = yield* HttpServerRequest.HttpServerRequest
+    const flash = method === "HEAD" ? Option.none() : yield* Effect.flatMap(KeyFlash, (flashes) => Effect.flatMap(flashSession, flashes.take))
     const { publicUrl } = yield* AppConfig
     const created = Option.flatMap(flash, ({ keyId, token }) =>
       Option.map(Option.fromNullable(keys.find((key) => key.id === keyId)), (key) => ({ key, token, snippets: snippets(token, publicUrl) })))
