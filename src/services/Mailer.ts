@@ -31,6 +31,10 @@ export interface Mail {
   readonly text: string
 }
 
+export const smtpWithoutPublicUrl = (publicUrl: string) =>
+  `SMTP_URL is set but PUBLIC_URL is not: password-reset e-mails link to ${publicUrl}, which only this machine reaches. ` +
+  "Set PUBLIC_URL to the address people use."
+
 export class Mailer extends Context.Tag("Mailer")<Mailer, {
   /** Whether `SMTP_URL` is set: the "Forgot password" page sends links only then. */
   readonly enabled: boolean
@@ -42,8 +46,11 @@ export class Mailer extends Context.Tag("Mailer")<Mailer, {
     Effect.gen(function* () {
       const mail = yield* MailConfig
       const smtpUrl = mail.smtpUrl
-      const from = mailSender(mail, (yield* AppConfig).publicUrl)
+      const { publicUrl, publicUrlSet } = yield* AppConfig
+      const from = mailSender(mail, publicUrl)
       if (Option.isNone(smtpUrl)) return { enabled: false, send: () => Effect.fail(new MailFailed({ message: "SMTP_URL is not set" })) }
+      // Said at start-up, not found out by the first user whose reset link leads nowhere.
+      if (!publicUrlSet) yield* Effect.logWarning(smtpWithoutPublicUrl(publicUrl))
       // Loaded only when used: nodemailer alone is some 19 MiB resident (docs/BENCHMARKS.md).
       const { createTransport } = yield* Effect.promise(() => import("nodemailer"))
       const transport = createTransport(Redacted.value(smtpUrl.value))

@@ -1,6 +1,6 @@
 /** Mail for "Forgot password" (README, Dashboard): a failure says what went wrong, never to whom. */
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Either } from "effect"
+import { Effect, Either, Logger } from "effect"
 import { Mailer, withoutAddresses } from "../../src/services/Mailer.ts"
 import { testSettings } from "../support/config.ts"
 import { refusedRecipient, startSmtp } from "../support/smtp.ts"
@@ -19,6 +19,26 @@ describe("Mailer", () => {
       expect(message).toContain("550 5.1.1 <<address>>: Recipient address rejected")
       expect(message).not.toContain("victim-corp")
     }).pipe(Effect.provide(Mailer.layer), Effect.provide(testSettings({ SMTP_URL: `smtp://127.0.0.1:${smtp.port}` }))))
+
+  it.effect("SMTP_URL without PUBLIC_URL is said at start-up as a warning (reset links would lead to localhost); with it, nothing", () =>
+    Effect.gen(function* () {
+      const warnings = (variables: Record<string, string | undefined>) =>
+        Effect.gen(function* () {
+          const said: Array<unknown> = []
+          const collecting = Logger.make(({ logLevel, message }) => {
+            if (logLevel._tag === "Warning") said.push(message)
+          })
+          yield* Effect.provide(Mailer, Mailer.layer).pipe(
+            Effect.provide(testSettings({ SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, ...variables })),
+            Effect.provide(Logger.replace(Logger.defaultLogger, collecting))
+          )
+          return said.flat()
+        })
+      const without = yield* warnings({ PUBLIC_URL: undefined })
+      expect(without).toHaveLength(1)
+      expect(String(without[0])).toMatch(/^SMTP_URL is set but PUBLIC_URL is not: password-reset e-mails link to http:\/\/localhost:\d+, /)
+      expect(yield* warnings({})).toEqual([])
+    }))
 
   it("replaces every address, however it is quoted, and nothing else", () => {
     expect(withoutAddresses(`Can't send mail - all recipients were rejected: 550 <a.b+c@x.example>: no; "d@e.org", (f@g.h)`))
