@@ -17,7 +17,7 @@ import { Session } from "../domain/models.ts"
 import type { DashboardUser } from "../domain/models.ts"
 import { DashboardConfig } from "../config/DashboardConfig.ts"
 import { normaliseEmail } from "../domain/credentials.ts"
-import { randomToken, tokenHash } from "./secrets.ts"
+import { randomToken } from "./secrets.ts"
 import { Signer } from "./Signer.ts"
 
 /** A session id and no `userId`: an API key (which has one) never passes for a session. */
@@ -30,10 +30,13 @@ const Claims = Schema.Struct({ sid: Schema.UUID, userId: Schema.optional(Schema.
  */
 export const knownBrowserLifetime = Duration.days(180)
 
-/** The account's e-mail address, hashed, and neither a session id nor a `userId`: never a session nor a key. */
+/**
+ * The account's e-mail address, hashed under the service's secret (a plain hash let anyone holding
+ * the cookie confirm a guessed address; found by review), and neither a session id nor a
+ * `userId`: never a session nor a key.
+ */
 const BrowserClaims = Schema.Struct({ browserOf: Schema.String, sid: Schema.optional(Schema.Never), userId: Schema.optional(Schema.Never) })
 
-const browserOf = (email: string) => tokenHash(`known-browser:${normaliseEmail(email)}`)
 
 export class Sessions extends Effect.Service<Sessions>()("Sessions", {
   effect: Effect.gen(function* () {
@@ -41,6 +44,7 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
     const { sessionLifetime } = yield* DashboardConfig
     const signer = yield* Signer
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+    const browserOf = (email: string) => signer.keyedHash(`known-browser:${normaliseEmail(email)}`)
 
     /** The session id a cookie names, if the service signed it and it has not expired. */
     const sessionId = (token: string | undefined) =>

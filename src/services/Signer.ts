@@ -3,6 +3,7 @@
  * one secret. API keys and dashboard session cookies are both such tokens; their claims tell them
  * apart (see `ApiKeys` and `Sessions`).
  */
+import { createHmac } from "node:crypto"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -59,6 +60,9 @@ export class Signer extends Effect.Service<Signer>()("Signer", {
         return claims === undefined ? Effect.fail(new ApiKeyInvalid()) : Effect.succeed(claims)
       })
 
-    return { sign, verify } as const
+    /** A digest of `text` only this service can make: what a cookie may carry of an e-mail address. */
+    const keyedHash = (text: string) => createHmac("sha256", secret).update(text).digest("base64url")
+
+    return { sign, verify, keyedHash } as const
   })
 }) {}

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { expect, layer } from "@effect/vitest"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Effect, Layer, Logger, LogLevel } from "effect"
@@ -32,6 +33,11 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
       expect(known).toMatch(/; Path=\/dashboard; .*HttpOnly/)
       expect(known).toMatch(/; SameSite=Lax/)
       expect(new Date(/Expires=([^;]+)/.exec(known)?.[1] ?? "").getTime()).toBeGreaterThan(Date.now() + 170 * 86_400_000)
+      // Its payload, readable by anyone holding the cookie, is no plain hash of the address: a guess cannot be checked.
+      const payload = JSON.parse(Buffer.from(/^imd_browser=[^.]+\.([^.]+)\./.exec(known)?.[1] ?? "", "base64url").toString()) as { browserOf: string }
+      const guesses = ["hex", "base64url"].map((encoding) => createHash("sha256").update("known-browser:ada@example.com").digest(encoding as "hex"))
+      expect(payload.browserOf).toMatch(/^[\w-]{43}$/)
+      expect(guesses).not.toContain(payload.browserOf)
       const overview = yield* browser.get("/dashboard?done=welcome")
       expect(overview.status).toBe(200)
       onPage(overview.body, "Your account is ready")
