@@ -90,6 +90,10 @@ describe("pages", () => {
 
   it("the plan description is HTML by contract but shown as its text, never as markup", () => {
     expect(planText("<p>1,000 images &amp; more</p><script>x</script>")).toBe("1,000 images & more x")
+    // As a browser shows it: `<` before a space is text, references decoded, a comment dropped.
+    expect(planText("<p>1&nbsp;000 images/month for 9&euro; (&#8364;9, &#x20AC;9), images < 10 MB & > 100 px</p><!-- draft --><ul><li>Priority</li></ul>"))
+      .toBe("1 000 images/month for 9€ (€9, €9), images < 10 MB & > 100 px Priority")
+    expect(planText("&unknown; &#0; &constructor;")).toBe("&unknown; \uFFFD &constructor;")
     const account = new Account({ id: AccountId.make(uuid(0)), name: "Shop", email: null, registeredAt: now, credits: 1 })
     const subscription = new Subscription({ planName: "Pro", planDescription: "<img src=x onerror=alert(1)>Big", status: "past_due", renewsAt: now, endsAt: null })
     const page = overviewPage({ ...overviewOf(account), subscription: Option.some(subscription) }).value

@@ -10,13 +10,34 @@ import type { Problem } from "./components.ts"
 import { page, paths } from "./layout.ts"
 import type { Viewer } from "./layout.ts"
 
+/** The named character references a plan's text is likely to hold; any other is shown as written. */
+const namedCharacters: Readonly<Record<string, string>> = {
+  amp: "&", lt: "<", gt: ">", quot: "\"", apos: "'", nbsp: " ", euro: "€", pound: "£", yen: "¥", cent: "¢", copy: "©",
+  reg: "®", trade: "™", hellip: "…", mdash: "—", ndash: "–", lsquo: "‘", rsquo: "’", ldquo: "“", rdquo: "”",
+  middot: "·", bull: "•", times: "×", deg: "°", laquo: "«", raquo: "»"
+}
+
+/** A numeric character reference's character; U+FFFD for no character, as browsers show it. */
+const numbered = (codePoint: number) =>
+  codePoint > 0 && codePoint <= 0x10ffff && !(codePoint >= 0xd800 && codePoint <= 0xdfff) ? String.fromCodePoint(codePoint) : "\uFFFD"
+
 /**
  * The plan description is HTML by contract (spec §2.3) but written by whoever set the
- * subscription: shown as its text, never trusted as markup.
+ * subscription: shown as its text, never trusted as markup. As a browser reads it: a tag is `<`
+ * then a letter, `/` or `!` (a comment), so `< 10 MB` stays text; references are decoded, the
+ * numbered ones and the usual named ones.
  */
 export const planText = (description: string) =>
-  description.replace(/<[^>]*>/g, " ").replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_, name: string) =>
-    ({ amp: "&", lt: "<", gt: ">", quot: "\"", "#39": "'", nbsp: " " })[name] ?? "").replace(/\s+/g, " ").trim()
+  description
+    .replace(/<!--[\s\S]*?(?:-->|$)|<\/?[A-Za-z][^>]*>/g, " ")
+    .replace(/&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z]+));/g, (written, decimal?: string, hex?: string, name?: string) =>
+      decimal !== undefined
+        ? numbered(Number(decimal))
+        : hex !== undefined
+        ? numbered(parseInt(hex, 16))
+        : Object.hasOwn(namedCharacters, name ?? "") ? namedCharacters[name ?? ""] ?? written : written)
+    .replace(/\s+/g, " ")
+    .trim()
 
 export interface OverviewView {
   readonly viewer: Viewer
