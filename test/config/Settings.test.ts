@@ -118,6 +118,12 @@ describe("the start-up summary", () => {
       expect(yield* shown(String(yield* shown("36 hours")))).toBe("36 hours")
     }))
 
+  it.effect("an empty HOST is unset: every address, and said so", () =>
+    Effect.gen(function* () {
+      expect(entries(summary(yield* read({ HOST: "" })))).toMatchObject({ HOST: "0.0.0.0" })
+      expect(entries(summary(yield* read({ HOST: " 127.0.0.1 " })))).toMatchObject({ HOST: "127.0.0.1" })
+    }))
+
   it.effect("an empty METRICS_TOKEN is no token (a compose file's `${METRICS_TOKEN:-}`): /metrics stays open to loopback", () =>
     Effect.gen(function* () {
       expect(entries(summary(yield* read({ METRICS_TOKEN: "" })))).toMatchObject({ METRICS_TOKEN: "unset: /metrics answers loopback only" })
