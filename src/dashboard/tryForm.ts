@@ -4,6 +4,7 @@
  * So on this page a blank field is an absent one: no schema means the default fields, no file
  * means `No file uploaded`, as the API answers a request without them.
  */
+import type { DescribeErrorTag } from "../domain/describeChecks.ts"
 import type { DescribeForm, FormText } from "../domain/describeForm.ts"
 import type { TryFields } from "./tryCurl.ts"
 
@@ -25,3 +26,24 @@ export const typedFields = (form: DescribeForm): TryFields => ({
   context: form.context?.text,
   schema: form.schema?.text
 })
+
+/** The form's field at fault for a refusal, which the page marks and links to; none for the others (a key, credit, the model). */
+export const faultyField = (tag: DescribeErrorTag): "image" | "language" | "schema" | undefined => {
+  switch (tag) {
+    case "RequestTooLarge":
+    case "NoFileUploaded":
+    case "InvalidImageFile":
+    case "ImageTooLarge":
+    case "ImageTooManyPixels":
+    case "ImageTooManyScans":
+    case "ImageTooManyFrames":
+    case "ImageProcessingFailed":
+      return "image"
+    case "LanguageTooLong":
+      return "language"
+    case "InvalidSchema":
+      return "schema"
+    default:
+      return undefined
+  }
+}

@@ -81,10 +81,16 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
       const answer = yield* tryImage(browser, { image: "not an image" })
       expect(answer.status).toBe(400)
       onPage(answer.body, "The API answers <code>400</code>", "Bad Request, Invalid image file", `your balance: <strong id="try-balance">1 credit</strong>`)
+      // The field at fault is marked, its message tied to it, and the summary links to it; the others are not.
+      onPage(answer.body, `<a href="#field-image">Go to the image field</a>`, `aria-describedby="field-image-hint field-image-error" aria-invalid="true"`)
+      expect(answer.body.match(/aria-invalid/g)).toHaveLength(1)
+      const longLanguage = yield* tryImage(browser, { image: jpeg, language: "x".repeat(80) })
+      onPage(longLanguage.body, `<a href="#field-language">Go to the language field</a>`, `id="field-language" name="language" aria-describedby="field-language-hint field-language-error" aria-invalid="true"`)
       const broke = yield* funded("try-broke@example.com", 0)
       const refused = yield* tryImage(broke.browser, { image: jpeg, ...typed })
       expect(refused.status).toBe(401)
       onPage(refused.body, "Unauthorized, no credit left")
+      expect(refused.body).not.toContain("aria-invalid")
       // Refused before the form is read (§4.1 check 2), and still filled in again.
       refilled(refused.body)
     }))

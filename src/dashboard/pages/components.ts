@@ -25,7 +25,7 @@ export interface FieldOptions {
 }
 
 /** Ids follow names, so an error summary can link to the field it is about. */
-const fieldId = (name: string) => `field-${name}`
+export const fieldId = (name: string) => `field-${name}`
 
 /**
  * A labelled input; its hint and error are tied to it with `aria-describedby`, and an error

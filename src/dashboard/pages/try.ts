@@ -10,7 +10,8 @@ import { credits } from "../format.ts"
 import { html } from "../html.ts"
 import { tryCurl } from "../tryCurl.ts"
 import type { TryFields } from "../tryCurl.ts"
-import { copyButton, field } from "./components.ts"
+import { copyButton, field, fieldId } from "./components.ts"
+import type { Problem } from "./components.ts"
 import { page, paths } from "./layout.ts"
 import type { Viewer } from "./layout.ts"
 
@@ -21,8 +22,8 @@ export interface TryView {
   readonly describer: DescriberKind
   /** The response: its entries, in its order, and its language and describer. */
   readonly result?: Described | undefined
-  /** What the API would have answered instead. */
-  readonly failure?: { readonly status: number; readonly message: string } | undefined
+  /** What the API would have answered instead, and the form's field at fault when it is one field's. */
+  readonly failure?: { readonly status: number; readonly message: string; readonly field?: string | undefined } | undefined
   /** The text fields last sent, to fill the form again. */
   readonly fields?: TryFields | undefined
   /** Where the API is reached, for the curl command. */
@@ -48,6 +49,7 @@ const outcome = (view: TryView) => {
     return html`<section class="error-summary" role="alert" aria-labelledby="outcome-title">
       <h2 id="outcome-title" tabindex="-1" autofocus>The image was not described</h2>
       <p>The API answers <code>${view.failure.status}</code> with <code>${JSON.stringify({ error: view.failure.message })}</code>. No credit was used.</p>
+      ${view.failure.field && html`<p><a href="#${fieldId(view.failure.field)}">Go to the ${view.failure.field} field</a></p>`}
       ${facts(view)}
     </section>`
   }
@@ -81,8 +83,10 @@ const curlCommand = (view: TryView) =>
       ${copyButton("try-curl", "Copy as curl", "The curl command")}
     </section>`
 
-export const tryPage = (view: TryView) =>
-  page({
+export const tryPage = (view: TryView) => {
+  // The field at fault is marked and its message tied to it (`aria-invalid`, `aria-describedby`).
+  const error: Problem | undefined = view.failure?.field === undefined ? undefined : { message: view.failure.message, field: view.failure.field }
+  return page({
     title: "Try it",
     script: true,
     viewer: view.viewer,
@@ -90,13 +94,14 @@ export const tryPage = (view: TryView) =>
     ${describerNote(view.describer)}
     <p>Describe an image as <code>POST /api/describe</code> does. A successful request uses one credit (your balance: <strong id="try-balance">${credits(view.balance)}</strong>); a failed one uses none.</p>
     <form method="post" action="${tryAction(view.viewer.csrfToken)}" enctype="multipart/form-data" novalidate>
-      ${field({ name: "image", label: "Image", type: "file", required: true, hint: `JPEG, PNG, WebP or GIF, at most ${limits.imageBytes / 1024 / 1024} MB.${view.fields ? " Browsers never fill in a file for you: choose the image again before you send the form again." : ""}`, attributes: html` accept="image/jpeg,image/png,image/webp,image/gif" data-preview="try-preview"` })}
+      ${field({ name: "image", error, label: "Image", type: "file", required: true, hint: `JPEG, PNG, WebP or GIF, at most ${limits.imageBytes / 1024 / 1024} MB.${view.fields ? " Browsers never fill in a file for you: choose the image again before you send the form again." : ""}`, attributes: html` accept="image/jpeg,image/png,image/webp,image/gif" data-preview="try-preview"` })}
       <img id="try-preview" alt="Preview of the chosen file" hidden>
-      ${field({ name: "language", value: view.fields?.language, label: "Language (optional)", hint: "A code such as en or pt-BR, or a name such as French. English when empty." })}
+      ${field({ name: "language", error, value: view.fields?.language, label: "Language (optional)", hint: "A code such as en or pt-BR, or a name such as French. English when empty." })}
       ${field({ name: "keywords", value: view.fields?.keywords, label: "Keywords (optional)", hint: "Comma-separated, for example: beach, sunset." })}
       ${field({ name: "context", value: view.fields?.context, label: "Context (optional)", hint: "Where the image is used, for example: product page of a beach towel.", multiline: true })}
-      ${field({ name: "schema", value: view.fields?.schema, label: "Schema (optional)", hint: "A JSON object of field names and what to write for each, for example {\"seoTitle\": \"A title for search engines\"}. Title, alternative text and caption when empty.", multiline: true })}
+      ${field({ name: "schema", error, value: view.fields?.schema, label: "Schema (optional)", hint: "A JSON object of field names and what to write for each, for example {\"seoTitle\": \"A title for search engines\"}. Title, alternative text and caption when empty.", multiline: true })}
       <button type="submit">Describe image</button>
     </form>
     ${curlCommand(view)}`
   })
+}

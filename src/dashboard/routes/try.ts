@@ -18,7 +18,7 @@ import { htmlPage, overHttps, queryParam } from "../http.ts"
 import { tryPage } from "../pages/try.ts"
 import type { TryView } from "../pages/try.ts"
 import { checkSessionCsrf, CurrentSession, viewer, withSession } from "../session.ts"
-import { blankFieldsAbsent, typedFields } from "../tryForm.ts"
+import { blankFieldsAbsent, faultyField, typedFields } from "../tryForm.ts"
 import type { TryFields } from "../tryCurl.ts"
 
 /** Where the API is reached: `PUBLIC_URL`, else the address this page was loaded from. */
@@ -67,6 +67,6 @@ export const tryDescribe = withSession(
     const fields = yield* Ref.get(typed)
     if (Either.isRight(outcome)) return yield* showTry(200, { result: outcome.right, fields })
     const { message, status } = failedCheck(outcome.left)
-    return yield* showTry(status, { failure: { status, message }, fields })
+    return yield* showTry(status, { failure: { status, message, field: faultyField(outcome.left._tag) }, fields })
   })
 )
