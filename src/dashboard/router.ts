@@ -18,7 +18,7 @@ import { forgotPasswordForm, requestPasswordReset } from "./routes/forgotPasswor
 import { changePassword, passwordForm } from "./routes/password.ts"
 import { tryDescribe, tryForm } from "./routes/try.ts"
 import { usage, usageExport } from "./routes/usage.ts"
-import { rotateWebhookSecret, webhooks } from "./routes/webhooks.ts"
+import { confirmRotate, rotateWebhookSecret, webhooks } from "./routes/webhooks.ts"
 
 /** Log-in, sign-up, invitations, password resets and changes, log-out. */
 const authRoutes = HttpRouter.empty.pipe(
@@ -61,6 +61,7 @@ const routes = HttpRouter.empty.pipe(
   HttpRouter.get("/try", tryForm),
   HttpRouter.post("/try", tryDescribe),
   HttpRouter.get("/webhooks", webhooks),
+  HttpRouter.get("/webhooks/rotate", confirmRotate),
   HttpRouter.post("/webhooks/rotate", rotateWebhookSecret),
   HttpRouter.concat(authRoutes),
   HttpRouter.get("/assets/style.css", asset(styleSheet, "text/css; charset=utf-8")),

@@ -54,7 +54,13 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
       const browser = yield* signedUp(yield* baseUrl, { email: "rotate@example.com" })
       const before = yield* browser.get("/dashboard/webhooks")
       const old = shownSecret(before.body) ?? ""
-      const answer = yield* browser.post("/dashboard/webhooks/rotate", { csrf: csrfOf(before.body) })
+      // The page links to a confirmation (a click alone breaks every receiver), which posts.
+      onPage(before.body, `<a href="/dashboard/webhooks/rotate">Replace the secret</a>`)
+      expect(before.body).not.toContain(`action="/dashboard/webhooks/rotate"`)
+      const confirm = yield* browser.get("/dashboard/webhooks/rotate")
+      onPage(confirm.body, "Replace the webhook secret?", `<form method="post" action="/dashboard/webhooks/rotate"`, `<a href="/dashboard/webhooks">Cancel, keep the secret</a>`)
+      expect(shownSecret((yield* browser.get("/dashboard/webhooks")).body)).toBe(old)
+      const answer = yield* browser.post("/dashboard/webhooks/rotate", { csrf: csrfOf(confirm.body) })
       expect([answer.status, answer.location]).toEqual([303, "/dashboard/webhooks?done=webhook-secret-rotated"])
       const after = yield* browser.get(answer.location ?? "")
       const replaced = shownSecret(after.body) ?? ""

@@ -55,14 +55,24 @@ export const webhooksPage = (view: WebhooksView) =>
         <input type="text" id="webhook-secret" class="key-value" value="${view.secret}" readonly spellcheck="false" size="50"></p>
       ${copyButton("webhook-secret", "Copy secret", "Signing secret")}
       <p>Keep it on your server, like an API key.</p>
-      <form method="post" action="${paths.webhooksRotate}" class="actions">
-        ${csrfInput(view.viewer.csrfToken)}
-        <button type="submit" class="button-danger">Replace the secret</button>
-      </form>
-      <p class="muted">From the moment you replace it, every delivery is signed with the new secret only: update your endpoint at once.</p>
+      <p><a href="${paths.webhooksRotate}">Replace the secret</a> (you are asked to confirm first)</p>
     </section>
     <section aria-labelledby="attempts-title">
       <h2 id="attempts-title">Latest deliveries</h2>
       ${attemptTable(view.attempts)}
     </section>`
+  })
+
+/** Replacing the secret breaks every receiver until it is updated: asked once more, as deleting a key is. */
+export const rotateSecretPage = (view: { readonly viewer: Viewer }) =>
+  page({
+    title: "Replace the webhook secret?",
+    viewer: view.viewer,
+    body: html`<p class="warning"><strong>From the moment you replace it, every delivery is signed with the new secret only:</strong>
+      your endpoint refuses them until you give it the new one. This cannot be undone.</p>
+    <form method="post" action="${paths.webhooksRotate}" class="actions">
+      ${csrfInput(view.viewer.csrfToken)}
+      <button type="submit" class="button-danger">Replace the secret</button>
+      <a href="${paths.webhooks}">Cancel, keep the secret</a>
+    </form>`
   })

@@ -1,13 +1,14 @@
 /**
  * The Webhooks page (README, "Webhooks"): the secret (made on the first visit if no delivery has
- * made it yet) and the latest attempts; replacing the secret is a POST with the session's CSRF
- * token, then a redirect (POST/redirect/GET), so a reload never replaces it twice.
+ * made it yet) and the latest attempts; replacing the secret is confirmed on a page of its own,
+ * then a POST with the session's CSRF token and a redirect (POST/redirect/GET), so a reload never
+ * replaces it twice.
  */
 import * as Effect from "effect/Effect"
 import { AccountWebhooks } from "../../services/AccountWebhooks.ts"
 import { htmlPage, queryParam, readDashboardForm, seeOther } from "../http.ts"
 import { paths } from "../pages/layout.ts"
-import { webhooksPage } from "../pages/webhooks.ts"
+import { rotateSecretPage, webhooksPage } from "../pages/webhooks.ts"
 import { checkSessionCsrf, CurrentSession, viewer, withSession } from "../session.ts"
 import { noticeOf } from "./notices.ts"
 
@@ -23,6 +24,8 @@ export const webhooks = withSession(
     }))
   })
 )
+
+export const confirmRotate = withSession(Effect.map(viewer("webhooks"), (seen) => htmlPage(rotateSecretPage({ viewer: seen }))))
 
 export const rotateWebhookSecret = withSession(
   Effect.gen(function* () {
