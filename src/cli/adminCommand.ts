@@ -46,7 +46,8 @@ export const AdminCommand = Schema.Union(
     endsAt: Schema.optional(Schema.Date)
   }),
   Schema.TaggedStruct("SubscriptionClear", { accountId: AccountRef }),
-  Schema.TaggedStruct("UserResetLink", { email: Schema.String })
+  Schema.TaggedStruct("UserResetLink", { email: Schema.String }),
+  Schema.TaggedStruct("UserInvite", { accountId: AccountRef })
 )
 export type AdminCommand = typeof AdminCommand.Type
 

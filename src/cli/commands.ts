@@ -17,7 +17,7 @@ import { ApiKeys } from "../services/ApiKeys.ts"
 import { Credits } from "../services/Credits.ts"
 import { Users } from "../services/Users.ts"
 import { dayMillis } from "../domain/time.ts"
-import { decodeAccountId, decodeKeyId } from "../domain/ids.ts"
+import { type AccountId, decodeAccountId, decodeKeyId } from "../domain/ids.ts"
 import { accountView, type AdminCommand, keyView, SubscriptionJson } from "./adminCommand.ts"
 
 const defaultKeyLifetimeDays = 365
@@ -72,23 +72,35 @@ const invite = (command: Extract<AdminCommand, { readonly _tag: "AccountInvite" 
   Effect.gen(function* () {
     const email = yield* unregisteredEmail(command.email)
     const account = yield* createAccount(command.name, email, command.credits)
-    const invitation = yield* Effect.flatMap(Users, (users) => users.invite(account.id, email))
+    return { ...account, invitation: yield* invitationTo(account.id, email) }
+  }).pipe(transaction)
+
+/** The invitation's one-time token, with the dashboard URL that accepts it. */
+const invitationTo = (accountId: AccountId, email: string) =>
+  Effect.gen(function* () {
+    const invitation = yield* Effect.flatMap(Users, (users) => users.invite(accountId, email))
     return {
-      ...account,
-      invitation: {
-        token: invitation.token,
-        path: `/dashboard/invitation?token=${invitation.token}`,
-        url: yield* link("/dashboard/invitation", invitation.token),
-        expiresAt: invitation.expiresAt.toISOString()
-      }
+      token: invitation.token,
+      path: `/dashboard/invitation?token=${invitation.token}`,
+      url: yield* link("/dashboard/invitation", invitation.token),
+      expiresAt: invitation.expiresAt.toISOString()
     }
-  }).pipe(
-    Effect.catchTags({
-      FormInvalid: (invalid) => new InvalidCommand({ message: `--email: ${invalid.message}` }),
-      EmailTaken: () => new InvalidCommand({ message: "a dashboard user with this e-mail address exists already" })
-    }),
-    transaction
-  )
+  }).pipe(Effect.catchTags({
+    FormInvalid: (invalid) => new InvalidCommand({ message: `--email: ${invalid.message}` }),
+    EmailTaken: () => new InvalidCommand({ message: "a dashboard user with this e-mail address exists already" })
+  }))
+
+/**
+ * A dashboard invitation for an existing account that has no dashboard user (one made by
+ * `account create --email`): its e-mail address is taken, so sign-up refuses it and points here.
+ */
+const inviteUser = (ref: string) =>
+  Effect.gen(function* () {
+    const accountId = yield* accountIdOf(ref)
+    const { email } = yield* Effect.flatMap(Accounts, (accounts) => accounts.find(accountId))
+    if (email === null) return yield* new InvalidCommand({ message: "the account has no e-mail address: invite a new account with account invite" })
+    return { accountId, email, invitation: yield* invitationTo(accountId, email) }
+  }).pipe(transaction)
 
 /** The account, its balance, how many keys it has, and its subscription. */
 const showAccount = (ref: string) =>
@@ -180,5 +192,7 @@ export const runCommand = (command: AdminCommand) =>
       }
       case "UserResetLink":
         return yield* resetLink(command.email)
+      case "UserInvite":
+        return yield* inviteUser(command.accountId)
     }
   }).pipe(Effect.withSpan("Admin.runCommand", { attributes: { command: command._tag } }))

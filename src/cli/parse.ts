@@ -67,7 +67,8 @@ const grammar: Record<string, Grammar> = {
     flags: { plan: "plan", description: "description", status: "status", "renews-at": "renewsAt", "ends-at": "endsAt" }
   },
   "subscription clear": { tag: "SubscriptionClear", synopsis: "subscription clear ACCOUNT", positional: account, flags: {} },
-  "user reset-link": { tag: "UserResetLink", synopsis: "user reset-link EMAIL", positional: [["email", "EMAIL"]], flags: {} }
+  "user reset-link": { tag: "UserResetLink", synopsis: "user reset-link EMAIL", positional: [["email", "EMAIL"]], flags: {} },
+  "user invite": { tag: "UserInvite", synopsis: "user invite ACCOUNT", positional: account, flags: {} }
 }
 
 export const usage = `usage: ${program} [--init] <command>

@@ -13,8 +13,11 @@ export class FormInvalid extends Schema.TaggedError<FormInvalid>()("FormInvalid"
 /** The operator turned sign-up off (`SIGNUP=closed`); invitations still work. */
 export class SignupClosed extends Schema.TaggedError<SignupClosed>()("SignupClosed", {}) {}
 
-/** A dashboard user with this e-mail address exists already (or is invited). */
-export class EmailTaken extends Schema.TaggedError<EmailTaken>()("EmailTaken", {}) {}
+/**
+ * The e-mail address is taken: by a dashboard user (or an invited one), or by an account an
+ * operator made without one (`byAccount`), which only an operator's `user invite` opens.
+ */
+export class EmailTaken extends Schema.TaggedError<EmailTaken>()("EmailTaken", { byAccount: Schema.Boolean }) {}
 
 /** No dashboard user has this e-mail address (an operator's `user reset-link`). */
 export class UserNotFound extends Schema.TaggedError<UserNotFound>()("UserNotFound", { email: Schema.String }) {}

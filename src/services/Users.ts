@@ -10,7 +10,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { accountNameUsed, emailUsed, newPasswordUsed, normaliseEmail } from "../domain/credentials.ts"
-import { AccountClosed, EmailTaken, LoginFailed, LoginThrottled, SignupClosed, SignupThrottled } from "../domain/dashboard.ts"
+import { AccountClosed, LoginFailed, LoginThrottled, SignupClosed, SignupThrottled } from "../domain/dashboard.ts"
 import { DashboardUser } from "../domain/models.ts"
 import { Accounts } from "./Accounts.ts"
 import {
@@ -82,7 +82,8 @@ export class Users extends Effect.Service<Users>()("Users", {
         }
         const passwordHash = yield* hashPassword(password)
         return yield* Effect.gen(function* () {
-          if (yield* rows.emailTaken(email)) return yield* new EmailTaken()
+          const taken = yield* rows.emailHolder(email)
+          if (Option.isSome(taken)) return yield* taken.value
           const account = yield* accounts.create({ name, email })
           const user = new DashboardUser({ id: crypto.randomUUID(), accountId: account.id, email })
           yield* rows.insertUser(user, { passwordHash })

@@ -9,7 +9,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { emailUsed, newPasswordUsed } from "../domain/credentials.ts"
-import { EmailTaken, InvitationInvalid, PasswordResetInvalid, ResetThrottled, UserNotFound } from "../domain/dashboard.ts"
+import { InvitationInvalid, PasswordResetInvalid, ResetThrottled, UserNotFound } from "../domain/dashboard.ts"
 import { DashboardUser } from "../domain/models.ts"
 import type { Accounts } from "./Accounts.ts"
 import { countRecent, recordAttempt, resetRequests, retryAfter } from "./attempts.ts"
@@ -29,7 +29,8 @@ export const makeUserLinks = (sql: SqlClient.SqlClient, accounts: Accounts, rows
     Effect.gen(function* () {
       const email = yield* emailUsed(rawEmail)
       yield* accounts.find(accountId)
-      if (yield* rows.emailTaken(email, accountId)) return yield* new EmailTaken()
+      const taken = yield* rows.emailHolder(email, accountId)
+      if (Option.isSome(taken)) return yield* taken.value
       const token = randomToken()
       const expiresAt = new Date((yield* now).getTime() + Duration.toMillis(invitationLifetime))
       const user = new DashboardUser({ id: crypto.randomUUID(), accountId, email })

@@ -7,7 +7,9 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { EmailTaken } from "../domain/dashboard.ts"
 import { DashboardUser } from "../domain/models.ts"
 import type { Credits } from "./Credits.ts"
 import type { AccountId } from "../domain/ids.ts"
@@ -30,15 +32,18 @@ export const makeUserRows = (sql: SqlClient.SqlClient, credits: Credits, signupC
    * Whether a dashboard user or an account (one an operator made, `account create --email`) has
    * the address (normalised): one address, one account, as the CLI has it. A sign-up with an
    * operator's account's address made a second account, and the CLI could no longer name either
-   * by it (found by review). An invitation's own account (`invitedTo`) does not count.
+   * by it (found by review). An invitation's own account (`invitedTo`) does not count. The
+   * refusal, if it is taken.
    */
-  const emailTaken = (email: string, invitedTo: AccountId | null = null) =>
+  const emailHolder = (email: string, invitedTo: AccountId | null = null) =>
     Effect.map(
-      sql`SELECT 1 FROM dashboard_users WHERE email = ${email}
-        UNION ALL SELECT 1 FROM accounts WHERE lower(email) = ${email} AND deleted_at IS NULL
+      sql<{ holder: "user" | "account" }>`SELECT 'user' AS holder FROM dashboard_users WHERE email = ${email}
+        UNION ALL SELECT 'account' AS holder FROM accounts WHERE lower(email) = ${email} AND deleted_at IS NULL
           AND (${invitedTo}::uuid IS NULL OR id <> ${invitedTo}::uuid)`,
-      (rows) => rows.length > 0
+      (rows) => rows.length === 0 ? Option.none() : Option.some(new EmailTaken({ byAccount: rows.every((row) => row.holder === "account") }))
     )
+
+  const emailTaken = (email: string) => Effect.map(emailHolder(email), Option.isSome)
 
   const insertUser = (user: DashboardUser, secret: { passwordHash: string } | { invitationHash: string; invitationExpiresAt: Date }) =>
     Effect.flatMap(now, (createdAt) => sql`INSERT INTO dashboard_users ${sql.insert({ ...user, ...secret, createdAt })}`)
@@ -54,7 +59,7 @@ export const makeUserRows = (sql: SqlClient.SqlClient, credits: Credits, signupC
   const spendResets = (userId: string) =>
     Effect.flatMap(now, (at) => sql`UPDATE password_resets SET used_at = ${at} WHERE user_id = ${userId} AND used_at IS NULL`)
 
-  return { findCredentials, emailTaken, insertUser, welcomeCredits, spendResets } as const
+  return { findCredentials, emailHolder, emailTaken, insertUser, welcomeCredits, spendResets } as const
 }
 
 export type UserRows = ReturnType<typeof makeUserRows>

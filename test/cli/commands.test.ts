@@ -7,6 +7,7 @@ import type { AdminCommand } from "../../src/cli/adminCommand.ts"
 import { Accounts } from "../../src/services/Accounts.ts"
 import { ApiKeys } from "../../src/services/ApiKeys.ts"
 import { Credits } from "../../src/services/Credits.ts"
+import { Users } from "../../src/services/Users.ts"
 import { tokenHash } from "../../src/services/secrets.ts"
 import { backends, postgresSkipReason, postgresUrl } from "../support/database.ts"
 import { servicesOn } from "../support/services.ts"
@@ -185,6 +186,21 @@ for (const backend of backends) {
         Effect.gen(function* () {
           const invited = Schema.decodeUnknownSync(Invited)(yield* runCommand({ _tag: "AccountInvite", name: "Ada", email: "ada@invite.example" }))
           expect(invited.invitation.url).toBe(`https://images.example.com/dashboard/invitation?token=${invited.invitation.token}`)
+        }))
+
+      it.effect("user invite gives an account made with an address (whose sign-up is refused) a dashboard invitation; one with a user or no address is refused", () =>
+        Effect.gen(function* () {
+          const made = idOf(yield* runCommand({ _tag: "AccountCreate", name: "Shop", email: "shop@made.example", credits: 2 }))
+          const invited = yield* runCommand({ _tag: "UserInvite", accountId: "shop@made.example" })
+          expect(invited).toMatchObject({ accountId: made, email: "shop@made.example" })
+          const { invitation } = Schema.decodeUnknownSync(Invited)(invited)
+          expect(invitation.url).toBe(`https://images.example.com/dashboard/invitation?token=${invitation.token}`)
+          expect(yield* Effect.flatMap(Users, (users) => users.pendingInvitation(invitation.token))).toEqual({ email: "shop@made.example" })
+          expect(yield* refusal({ _tag: "UserInvite", accountId: made }))
+            .toEqual({ _tag: "InvalidCommand", message: "a dashboard user with this e-mail address exists already" })
+          const bare = idOf(yield* runCommand({ _tag: "AccountCreate", name: "No address" }))
+          expect(yield* refusal({ _tag: "UserInvite", accountId: bare }))
+            .toEqual({ _tag: "InvalidCommand", message: "the account has no e-mail address: invite a new account with account invite" })
         }))
 
       it.effect("user reset-link prints a one-day link under PUBLIC_URL; only the token's hash is stored", () =>

@@ -84,6 +84,7 @@ describe("parseArgs: new commands, accounts by e-mail, --init", () => {
     expect(parsed(["account", "show", accountId])).toStrictEqual({ _tag: "AccountShow", accountId })
     expect(parsed(["account", "show", "ada@example.com"])).toStrictEqual({ _tag: "AccountShow", accountId: "ada@example.com" })
     expect(parsed(["user", "reset-link", "ada@example.com"])).toStrictEqual({ _tag: "UserResetLink", email: "ada@example.com" })
+    expect(parsed(["user", "invite", "shop@example.com"])).toStrictEqual({ _tag: "UserInvite", accountId: "shop@example.com" })
   })
 
   it("every command that takes an account takes its e-mail address in its place", () => {
@@ -110,7 +111,7 @@ describe("parseArgs: help", () => {
       expect(helpOf(argv), argv.join(" ")).toBe(createUsage)
     }
     expect(helpOf(["key", "--help"])).toBe([keyCreateUsage, "usage: bun run admin key list ACCOUNT", "usage: bun run admin key delete KEY_ID"].join("\n"))
-    expect(helpOf(["user", "--help"])).toBe("usage: bun run admin user reset-link EMAIL")
+    expect(helpOf(["user", "--help"])).toBe("usage: bun run admin user reset-link EMAIL\nusage: bun run admin user invite ACCOUNT")
   })
 
   it("the usage lists every command, and what ACCOUNT and --init mean", () => {
@@ -133,7 +134,7 @@ describe("parseArgs: refusals name the command and the flag as typed, then that 
     expect(refused(["accounts", "create", "--name", "Ada"])).toBe('unknown command "accounts create"; bun run admin help lists the commands')
     expect(refused(["account", "rename", accountId])).toBe('unknown command "account rename"; bun run admin help lists the commands')
     expect(refused(["accounts"])).toBe('unknown command "accounts"; bun run admin help lists the commands')
-    expect(refused(["user"])).toBe("usage: bun run admin user reset-link EMAIL")
+    expect(refused(["user"])).toBe("usage: bun run admin user reset-link EMAIL\nusage: bun run admin user invite ACCOUNT")
   })
 
   it("a bad number, once, with the flag or argument as typed and what it must be", () => {

@@ -45,6 +45,17 @@ layer(serverWith(servicesOn(pglite)).pipe(Layer.provide(quiet)), { excludeTestSe
       expect(yield* accountOf("ada@example.com")).toMatch(/^[0-9a-f-]{36}$/)
     }))
 
+  it.effect("a sign-up with the address of an account an operator made says to ask for an invitation (log-in cannot work), and makes no account", () =>
+    Effect.gen(function* () {
+      yield* Effect.flatMap(Accounts, (accounts) => accounts.create({ name: "Shop", email: "made@example.com" }))
+      const browser = visitor(yield* baseUrl)
+      const form = yield* browser.get("/dashboard/signup")
+      const answer = yield* browser.post("/dashboard/signup", { csrf: csrfOf(form.body), name: "Mallory", email: "Made@example.com", password })
+      expect(answer.status).toBe(409)
+      onPage(answer.body, "An account with this e-mail address exists already, made by the service&#39;s operator: ask them for an invitation to it")
+      expect((yield* Effect.flatMap(Accounts, (accounts) => accounts.list({ email: "made@example.com" }))).map((a) => a.name)).toEqual(["Shop"])
+    }))
+
   it.effect("behind an HTTPS proxy the cookies are Secure", () =>
     Effect.gen(function* () {
       const browser = visitor(yield* baseUrl)

@@ -88,8 +88,16 @@ export const signUp = Effect.gen(function* () {
     Effect.flatMap((user) => logInAs(user, `${paths.overview}?done=welcome`)),
     Effect.catchTags({
       FormInvalid: (invalid) => showSignup(400, { ...entered, problem: invalid }),
-      EmailTaken: () =>
-        showSignup(409, { ...entered, problem: { field: "email", message: "An account with this e-mail address exists already: log in instead" } }),
+      EmailTaken: ({ byAccount }) =>
+        showSignup(409, {
+          ...entered,
+          problem: {
+            field: "email",
+            message: byAccount
+              ? "An account with this e-mail address exists already, made by the service's operator: ask them for an invitation to it"
+              : "An account with this e-mail address exists already: log in instead"
+          }
+        }),
       SignupClosed: () => showSignup(403, {}),
       SignupThrottled: (refused) =>
         showSignup(429, { ...entered, problem: { message: `Too many sign-ups from your network. ${tryAgainIn(refused.retryAfterSeconds)}` } })
