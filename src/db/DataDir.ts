@@ -43,8 +43,15 @@ export class DataDirNotDatabase extends Schema.TaggedError<DataDirNotDatabase>()
   }
 }
 
-/** What the service itself leaves in a folder before its database is made (DataDirLock.ts, DatabaseMarker.ts). */
-const isOwnEntry = (name: string) => ["lock", "synced", "database.json"].includes(name) || name.startsWith("lock.json")
+/**
+ * What a data folder may hold without a database yet: the service's own files (DataDirLock.ts,
+ * DatabaseMarker.ts), what PostgreSQL's creation writes before `PG_VERSION` (a creation cut short
+ * is finished at the next start), and what a fresh volume or a repository holds (`lost+found`,
+ * hidden files such as `.gitkeep`).
+ */
+const mayPrecedeDatabase = (name: string) =>
+  ["lock", "synced", "database.json", "base", "global", "lost+found"].includes(name) || name.startsWith("lock.json") ||
+  name.startsWith("pg_") || name.startsWith("postgresql.") || name.startsWith(".")
 
 /**
  * Creates the folder (0700) if it is missing; refuses one that belongs to another user, or that
@@ -52,16 +59,16 @@ const isOwnEntry = (name: string) => ["lock", "synced", "database.json"].include
  */
 export const claim = (dataDir: string) =>
   Effect.gen(function* () {
-    const entries = yield* onDataDir(dataDir, () => fs.readdir(dataDir).catch((error: unknown) => vanished(error) ? [] : Promise.reject(error)))
-    const others = entries.filter((entry) => !isOwnEntry(entry)).sort()
-    if (others.length > 0 && !others.includes("PG_VERSION")) {
-      return yield* new DataDirNotDatabase({ path: path.resolve(dataDir), entries: others })
-    }
     yield* onDataDir(dataDir, () => fs.mkdir(dataDir, { recursive: true, mode: 0o700 }))
     const user = process.getuid?.()
-    if (user === undefined) return // no POSIX owners on this platform
+    // Before it is read: another user's 0700 folder cannot be, and the refusal says whose it is.
     const owner = (yield* onDataDir(dataDir, () => fs.stat(dataDir))).uid
-    if (owner !== user) return yield* new DataDirNotOwned({ path: path.resolve(dataDir), owner, user })
+    if (user !== undefined && owner !== user) return yield* new DataDirNotOwned({ path: path.resolve(dataDir), owner, user })
+    const entries = yield* onDataDir(dataDir, () => fs.readdir(dataDir))
+    const others = entries.filter((entry) => !mayPrecedeDatabase(entry)).sort()
+    if (others.length > 0 && !entries.includes("PG_VERSION")) {
+      return yield* new DataDirNotDatabase({ path: path.resolve(dataDir), entries: others })
+    }
   })
 
 /** Whether a file system call failed because the entry went away meanwhile. */

@@ -99,6 +99,18 @@ describe("the embedded database's data folder", () => {
       expect((yield* Effect.promise(() => fs.readdir(dataDir))).sort()).toEqual(["lock", "www"])
     }), 60_000)
 
+  it.scopedLive("holding what may come before a database (a fresh volume's lost+found, a .gitkeep, a creation cut short) is used", () =>
+    Effect.gen(function* () {
+      const dataDir = path.join(yield* tempDataDir, "volume")
+      yield* Effect.promise(async () => {
+        for (const folder of ["lost+found", "global", "pg_wal"]) await fs.mkdir(path.join(dataDir, folder), { recursive: true })
+        await fs.writeFile(path.join(dataDir, ".gitkeep"), "")
+      })
+      const rows = yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ ok: number }>`SELECT 1 AS ok`).pipe(Effect.provide(opened(dataDir)))
+      expect(rows).toEqual([{ ok: 1 }])
+      expect(yield* Effect.promise(() => fs.readdir(dataDir))).toContain("PG_VERSION")
+    }), 120_000)
+
   const root = process.getuid?.() === 0
   it.scopedLive.skipIf(!root)("of another user is refused with a clear message, before anything is written in it", () =>
     Effect.gen(function* () {

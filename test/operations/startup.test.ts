@@ -78,7 +78,7 @@ describe("start-up, as processes", () => {
       yield* Effect.promise(() => fs.writeFile(file, "x"))
       const notAFolder = yield* serviceToEnd({ DATA_DIR: file, LOG_FORMAT: "json" })
       expect([notAFolder.exitCode, ...reasonOf(notAFolder)])
-        .toEqual([1, expect.stringMatching(new RegExp(`^the data folder ${file} cannot be used \\(ENOTDIR.*\\): set DATA_DIR to a writable folder`))])
+        .toEqual([1, expect.stringMatching(new RegExp(`^the data folder ${file} cannot be used \\(EEXIST.*\\): set DATA_DIR to a writable folder`))])
     }), timeout)
 
   const root = process.getuid?.() === 0
