@@ -3,6 +3,7 @@
  * state with the describe's answer: its result object exactly as `POST /api/describe` returns it,
  * or the status and message of its failure (§7.1).
  */
+import { JsonText } from "./webhooks.ts"
 
 /** `queued` until an item is claimed, `running`, then `completed`; `canceled` once DELETE canceled an item. */
 export type BatchStatus = "queued" | "running" | "completed" | "canceled"
@@ -88,5 +89,6 @@ export const itemJson = (item: ItemRow): string => {
 export const batchJson = (summary: BatchSummary, items: ReadonlyArray<string>): string =>
   `${JSON.stringify(summary).slice(0, -1)},"items":[${items.join(",")}]}`
 
-/** The data of a `batch.item.completed` event (README, "Batches"), as the API shows the item. */
-export const itemEventData = (batchId: string, item: ItemRow): unknown => ({ batchId, ...JSON.parse(itemJson(item)) })
+/** The data of a `batch.item.completed` event (README, "Batches"): the item as the API shows it, with its batch's id. */
+export const itemEventData = (batchId: string, item: ItemRow): JsonText =>
+  new JsonText(`{"batchId":${JSON.stringify(batchId)},${itemJson(item).slice(1)}`)
