@@ -8,7 +8,7 @@ import * as Either from "effect/Either"
 import { type DescribeForm, formCaps, type FormText } from "./describeForm.ts"
 import { BatchInvalid } from "./errors.ts"
 import { hasCredentials, parseHttpUrl } from "./httpUrl.ts"
-import { compact, eachElement, eachMember, firstValue, nestsDeeperThan, valueEnd } from "./jsonText.ts"
+import { canonical, eachElement, eachMember, firstValue, nestsDeeperThan, valueEnd } from "./jsonText.ts"
 import { checkWebhookUrl } from "./webhooks.ts"
 
 const KiB = 1024
@@ -88,7 +88,7 @@ const itemTexts = (body: string): Array<ItemTexts | undefined> => {
       const item: ItemTexts = (texts[index] = {})
       return body.charCodeAt(at) !== 0x7b ? valueEnd(body, at) : eachMember(body, at, (key, at) => {
         const end = valueEnd(body, at)
-        if (key === "metadata" || key === "schema") item[key] = compact(body.slice(at, end))
+        if (key === "metadata" || key === "schema") item[key] = canonical(body.slice(at, end))
         return end
       })
     })

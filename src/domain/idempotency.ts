@@ -38,6 +38,25 @@ export const requestDigest = (read: DescribeForm) => {
   return hash.digest("hex")
 }
 
+/** A JSON value with every object's keys in one order: the order of keys means nothing in JSON. */
+const sortedKeys = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(sortedKeys)
+    : value !== null && typeof value === "object"
+    ? Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortedKeys((value as Record<string, unknown>)[key])]))
+    : value
+
+/**
+ * An item's `metadata` as the digest counts it, whatever the order of its keys: parsed, as earlier
+ * versions counted it (a batch retried across an upgrade, or between replicas of two versions, is
+ * the same batch); as text only where parsing would merge two (an id past 2^53, `1e400`).
+ */
+const metadataDigested = (metadata: string): unknown => {
+  const parsed = sortedKeys(JSON.parse(metadata))
+  const asSent = sortedKeysText(metadata)
+  return JSON.stringify(parsed) === asSent ? parsed : asSent
+}
+
 /**
  * The SHA-256 of a batch as read (domain/batchInput.ts): the same items, fields and webhook, the
  * same batch, whatever the order of keys in an item's `metadata`. A `schema`'s order of keys is
@@ -46,7 +65,7 @@ export const requestDigest = (read: DescribeForm) => {
 export const batchDigest = (input: BatchInput) =>
   createHash("sha256").update(JSON.stringify({
     ...input,
-    items: input.items.map((item) => ({ ...item, metadata: item.metadata === undefined ? undefined : sortedKeysText(item.metadata) }))
+    items: input.items.map((item) => ({ ...item, metadata: item.metadata === undefined ? undefined : metadataDigested(item.metadata) }))
   })).digest("hex")
 
 /** A 200 kept for replay: its body and the headers a client reads (`Content-Language`, `X-Describer`). */

@@ -72,14 +72,26 @@ const eachEntry = (text: string, at: number, entry: (at: number) => number): num
 /** Where the first value of `text` starts. */
 export const firstValue = (text: string): number => skipSpace(text, 0)
 
-/** `text` without the spaces between its tokens (those in strings are kept). */
-export const compact = (text: string): string => {
+/**
+ * `text` (valid JSON) as JSON.stringify writes its strings and spacing, its numbers and the order
+ * of its keys as written: no spaces between tokens, and strings in their shortest form (`\u00e9`
+ * is `é`, as Python's `json.dumps` writes it). So a value without a number JSON.parse would change
+ * or an integer-like key is JSON.stringify's text of it (what an older version stored).
+ */
+export const canonical = (text: string): string => {
   let out = ""
   let from = 0
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
-    if (c === 0x22) i = stringEnd(text, i) - 1
-    else if (isSpace(c)) {
+    if (c === 0x22) {
+      const end = stringEnd(text, i)
+      const token = text.slice(i, end)
+      if (token.includes("\\")) {
+        out += text.slice(from, i) + JSON.stringify(JSON.parse(token))
+        from = end
+      }
+      i = end - 1
+    } else if (isSpace(c)) {
       out += text.slice(from, i)
       from = i + 1
     }

@@ -25,6 +25,11 @@ describe("parseBatchInput", () => {
     ]))
   })
 
+  it("counts metadata's 1 KiB as JSON.stringify writes it: Python's escaped é (6 bytes sent) is the 2 bytes of é", () => {
+    const escaped = `{"items":[{"metadata":{"title":"${"\\u00e9".repeat(500)}"}}]}`
+    expect(Either.map(parseBatchInput(escaped), ({ items }) => items[0]?.metadata)).toEqual(Either.right(`{"title":"${"é".repeat(500)}"}`))
+  })
+
   it("keeps an item's schema object in the order sent, integer-like names included (JSON.parse moves them first)", () => {
     const body = `{"items":[{"schema": {"title": "A title", "2": "Second", "1": "First"}}]}`
     expect(Either.map(parseBatchInput(body), ({ items }) => items.map((item) => item.fields.schema)))

@@ -1,5 +1,7 @@
+import { createHash } from "node:crypto"
+import { Either } from "effect"
 import { describe, expect, it } from "vitest"
-import type { BatchInput } from "../../src/domain/batchInput.ts"
+import { type BatchInput, parseBatchInput } from "../../src/domain/batchInput.ts"
 import { batchDigest, requestDigest } from "../../src/domain/idempotency.ts"
 import { formOf, formText } from "../support/describeForm.ts"
 
@@ -31,6 +33,23 @@ describe("requestDigest", () => {
 })
 
 describe("batchDigest", () => {
+  it("is the digest earlier versions stored for the same body (a retry across an upgrade is the same batch), Python's escapes and spaces included", () => {
+    const body = `{"items": [{"imageUrl": "https://a.test/1.jpg", "schema": {"title": "Un titre \\u00e9"}, "metadata": {"postId": 7, "note": "caf\\u00e9"}}]}`
+    const read = Either.getOrThrow(parseBatchInput(body))
+    // What 5172a6e stored: the schema object and the metadata written again by JSON.stringify, the metadata's keys sorted.
+    const sorted = (value: unknown): unknown =>
+      value !== null && typeof value === "object" && !Array.isArray(value)
+        ? Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted((value as Record<string, unknown>)[key])]))
+        : value
+    const earlier = createHash("sha256").update(JSON.stringify({
+      items: [{ fields: { imageUrl: "https://a.test/1.jpg", schema: JSON.stringify({ title: "Un titre é" }) }, metadata: sorted({ postId: 7, note: "café" }) }],
+      webhookUrl: undefined,
+      itemEvents: false
+    })).digest("hex")
+    expect(batchDigest(read)).toBe(earlier)
+  })
+
+
   const batch = (metadata: string | undefined, schema = `{"title":"A title","alt":"Alt text"}`): BatchInput => ({
     items: [{ fields: { imageUrl: "https://example.com/a.jpg", schema }, metadata }],
     webhookUrl: undefined,

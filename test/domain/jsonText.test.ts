@@ -1,7 +1,7 @@
 /** JSON read as text, where JSON.parse would change what a client sent (src/domain/jsonText.ts). */
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import { compact, eachMember, nestsDeeperThan, sortedKeysText, valueEnd } from "../../src/domain/jsonText.ts"
+import { canonical, eachMember, nestsDeeperThan, sortedKeysText, valueEnd } from "../../src/domain/jsonText.ts"
 
 describe("nestsDeeperThan", () => {
   it("counts arrays and objects inside one another, up to the limit included", () => {
@@ -21,13 +21,18 @@ describe("nestsDeeperThan", () => {
   })
 })
 
-describe("compact", () => {
-  it("drops the spaces between tokens and keeps those in strings, escaped quotes included", () => {
-    expect(compact(`{ "a" : [ 1 ,\n\t2 ] , "b c" : "d \\" e" }`)).toBe(`{"a":[1,2],"b c":"d \\" e"}`)
+describe("canonical", () => {
+  it("drops the spaces between tokens, keeps those in strings, and writes strings as JSON.stringify does; numbers stay as written", () => {
+    expect(canonical(`{ "a" : [ 1.0 ,\n\t2e3 ] , "b c" : "d \\" e" }`)).toBe(`{"a":[1.0,2e3],"b c":"d \\" e"}`)
+    // Python's json.dumps escapes every non-ASCII character: the same text as a client that does not.
+    expect(canonical(`{"title": "caf\\u00e9 \\ud83d\\ude00 \\/"}`)).toBe(`{"title":"café 😀 /"}`)
   })
 
-  it.prop("is JSON.stringify's text for any JSON value written with spaces", [fc.jsonValue()], ([value]) => {
-    expect(compact(JSON.stringify(value, null, 2))).toBe(JSON.stringify(value))
+  it.prop("is JSON.stringify's text for any JSON value written with spaces, or with every character escaped", [fc.jsonValue()], ([value]) => {
+    expect(canonical(JSON.stringify(value, null, 2))).toBe(JSON.stringify(value))
+    const everyUnitEscaped = (text: string) => [...Array(text.length).keys()].map((i) => `\\u${text.charCodeAt(i).toString(16).padStart(4, "0")}`).join("")
+    const escaped = JSON.stringify(value).replace(/"(?:[^"\\]|\\.)*"/g, (token) => `"${everyUnitEscaped(JSON.parse(token) as string)}"`)
+    expect(canonical(escaped)).toBe(JSON.stringify(value))
   })
 })
 
