@@ -17,7 +17,7 @@ import { Session } from "../domain/models.ts"
 import type { DashboardUser } from "../domain/models.ts"
 import { DashboardConfig } from "../config/DashboardConfig.ts"
 import { normaliseEmail } from "../domain/credentials.ts"
-import { randomToken } from "./secrets.ts"
+import { randomToken, tokenHash } from "./secrets.ts"
 import { Signer } from "./Signer.ts"
 
 /** A session id and no `userId`: an API key (which has one) never passes for a session. */
@@ -113,7 +113,9 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
         if (token === undefined || token === "") return false
         const verified = yield* Effect.option(signer.verify(token, yield* now))
         const claims = Option.flatMap(verified, Schema.decodeUnknownOption(BrowserClaims))
-        return Option.isSome(claims) && claims.value.browserOf === browserOf(email)
+        // A cookie of an earlier version, with the plain hash, still counts until it expires (at most
+        // 180 days): the owner keeps their protection across the upgrade, and the next log-in replaces it.
+        return Option.isSome(claims) && [browserOf(email), tokenHash(`known-browser:${normaliseEmail(email)}`)].includes(claims.value.browserOf)
       })
 
     return { start, resume, end, knownBrowser, isKnownBrowser } as const

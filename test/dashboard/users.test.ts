@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Cause, Chunk, Clock, Duration, Effect, Either, Exit, Fiber, Option, TestClock } from "effect"
 import { SignJWT } from "jose"
@@ -6,6 +7,7 @@ import { ApiKeys } from "../../src/services/ApiKeys.ts"
 import { DashboardConfig } from "../../src/config/DashboardConfig.ts"
 import { testSettings } from "../support/config.ts"
 import { Sessions } from "../../src/services/Sessions.ts"
+import { Signer } from "../../src/services/Signer.ts"
 import { loginDelay, loginFailures, signupAttempts } from "../../src/services/attempts.ts"
 import { Users } from "../../src/services/Users.ts"
 import { backends, pgliteWith } from "../support/database.ts"
@@ -232,6 +234,15 @@ for (const backend of backends) {
           expect(yield* sessions.isKnownBrowser(token, "other@example.com")).toBe(false)
           expect(yield* sessions.isKnownBrowser(`${token}x`, "mark@example.com")).toBe(false)
           expect(yield* sessions.isKnownBrowser(undefined, "mark@example.com")).toBe(false)
+          // A mark an earlier version made (a plain SHA-256 of the address) still counts until it expires.
+          const signer = yield* Effect.provide(Signer, Signer.Default)
+          const at = new Date(yield* Clock.currentTimeMillis)
+          const legacy = yield* signer.sign(
+            { browserOf: createHash("sha256").update("known-browser:mark@example.com").digest("hex") },
+            { issuedAt: at, expiresAt: new Date(at.getTime() + 86_400_000) }
+          )
+          expect(yield* sessions.isKnownBrowser(legacy, "mark@example.com")).toBe(true)
+          expect(yield* sessions.isKnownBrowser(legacy, "other@example.com")).toBe(false)
           expect(yield* failedTag(sessions.resume(token))).toBe("SessionMissing")
           const user = yield* signUp("marked@example.com")
           const session = yield* sessions.start(user, undefined)
