@@ -37,7 +37,6 @@ export const knownBrowserLifetime = Duration.days(180)
  */
 const BrowserClaims = Schema.Struct({ browserOf: Schema.String, sid: Schema.optional(Schema.Never), userId: Schema.optional(Schema.Never) })
 
-
 export class Sessions extends Effect.Service<Sessions>()("Sessions", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
