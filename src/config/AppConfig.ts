@@ -52,7 +52,7 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, {
       })
     )),
     // Empty (`HOST=` in an env file) is unset, as for the other variables: it bound every address but printed `localhost`.
-    host: Config.string("HOST").pipe(Config.map((host) => host.trim()), Config.withDefault(""), Config.map((host) => host === "" ? "0.0.0.0" : host)),
+    host: Config.string("HOST").pipe(Config.map((host) => host.trim() || "0.0.0.0"), Config.withDefault("0.0.0.0")),
     databaseUrl: Config.option(Config.redacted("DATABASE_URL").pipe(
       Config.validate({
         message: "DATABASE_URL must be a postgres:// URL, e.g. postgres://user:password@db.example.com:5432/images",

@@ -41,18 +41,27 @@ const parseJson = (text: string): Either.Either<unknown, InvalidSchema> =>
   Either.try({ try: () => JSON.parse(text) as unknown, catch: () => new InvalidSchema({ reason: schemaRule.notJson }) })
 
 /**
- * The members of the object `text` in the order sent (§2.1: the fields' order): JSON.parse's
- * object moves integer-like names ("1", "2") first. A name sent twice keeps its first place and
- * its last value, as in JSON.parse's object.
+ * The members of `object`, parsed from `text`, in the order sent (§2.1: the fields' order):
+ * JSON.parse's object moves integer-like names ("1", "2") first. Only the names' order is read
+ * from the text; a name sent twice keeps its first place and, as in the object, its last value.
  */
-const membersAsSent = (text: string): Array<[string, unknown]> => {
-  const members = new Map<string, unknown>()
+const membersAsSent = (text: string, object: object): Array<[string, unknown]> => {
+  const parsed = Object.keys(object)
+  // Without an integer-like name, the object's order is the text's: no scan.
+  const names = parsed.some((name) => integerLike.test(name)) ? namesInOrder(text) : parsed
+  return names.map((name) => [name, (object as Record<string, unknown>)[name]])
+}
+
+/** The names JavaScript lists first in any object (array indices; a longer match only costs the scan). */
+const integerLike = /^(?:0|[1-9]\d{0,9})$/
+
+const namesInOrder = (text: string): Array<string> => {
+  const names = new Set<string>()
   eachMember(text, firstValue(text), (name, at) => {
-    const end = valueEnd(text, at)
-    members.set(name, JSON.parse(text.slice(at, end)))
-    return end
+    names.add(name)
+    return valueEnd(text, at)
   })
-  return [...members]
+  return [...names]
 }
 
 /**
@@ -63,7 +72,7 @@ export const parseSchemaFields = (sent: string): Either.Either<SchemaFields, Inv
   const text = sent.startsWith(byteOrderMark) ? sent.slice(1) : sent
   return Either.flatMap(parseJson(text), (value) => {
     if (typeof value !== "object" || value === null || Array.isArray(value)) return fail(schemaRule.notObject)
-    const entries = membersAsSent(text)
+    const entries = membersAsSent(text, value)
     if (entries.length === 0) return fail(schemaRule.empty)
     if (entries.length > limits.schemaFields) return fail(schemaRule.tooManyFields)
     if (entries.some(([, v]) => typeof v === "object" && v !== null)) return fail(schemaRule.nested)
