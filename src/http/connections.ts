@@ -11,6 +11,7 @@ import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -64,17 +65,35 @@ const bodyUnread = (request: HttpServerRequest.HttpServerRequest) => {
 export const dropLimits = {
   small: { maxBytes: 1024 * 1024, timeout: Duration.seconds(1) },
   large: { maxBytes: limits.bodyBytes, timeout: Duration.seconds(5) },
-  largeBudgetBytes: 2 * limits.bodyBytes
+  largeBudgetBytes: 2 * limits.bodyBytes,
+  /**
+   * Past a limit the body is not dropped, yet read on while more keeps coming (each piece within
+   * `quiet` of the last), up to `maxBytes` more: a body that ends or stalls just past the limit is
+   * then read to where it stops, and the answer's close finds nothing unread, which the kernel
+   * would answer with a reset that can discard the answer before the client reads it (a 401 to a
+   * chunked body stalled 16 bytes short of its end was lost so, in CI).
+   */
+  linger: { maxBytes: 1024 * 1024, quiet: Duration.millis(250) }
 } as const
 
 /** Whether the body came whole within `limit` (read and dropped), so the connection may stay open. */
 const readAndDrop = (request: HttpServerRequest.HttpServerRequest, limit: { readonly maxBytes: number; readonly timeout: Duration.Duration }) =>
-  Stream.runFoldWhile(request.stream, 0, (read) => read <= limit.maxBytes, (read, chunk) => read + chunk.length).pipe(
-    Effect.map((read) => read <= limit.maxBytes),
+  Effect.scoped(Effect.flatMap(Stream.toPull(request.stream), (pull) => {
+    const readOn = (read: number): Effect.Effect<boolean> => {
+      const over = read > limit.maxBytes
+      if (read > limit.maxBytes + dropLimits.linger.maxBytes) return Effect.succeed(false)
+      const next = over ? Effect.timeoutFail(pull, { duration: dropLimits.linger.quiet, onTimeout: () => Option.none() }) : pull
+      return Effect.matchEffect(next, {
+        // The end (or, past the limit, a pause): whole if within it; a broken body is not whole.
+        onFailure: Option.match({ onNone: () => Effect.succeed(!over), onSome: () => Effect.succeed(false) }),
+        onSuccess: (chunks) => readOn(Chunk.reduce(chunks, read, (sum, chunk) => sum + chunk.length))
+      })
+    }
+    return readOn(0)
+  })).pipe(
     // The answer's handlers run uninterruptibly: the deadline must be able to cut the read.
     Effect.interruptible,
-    Effect.timeoutTo({ duration: limit.timeout, onTimeout: () => false, onSuccess: (whole) => whole }),
-    Effect.orElseSucceed(() => false)
+    Effect.timeoutTo({ duration: limit.timeout, onTimeout: () => false, onSuccess: (whole) => whole })
   )
 
 /** The unread body dropped within `dropLimits`, its large bodies within `budget` (bytes). */

@@ -165,6 +165,31 @@ layer(app, { excludeTestServices: true, timeout: 120_000 })("connections", (it) 
       expect(held.map((response) => [response.status, response.headers["connection"]])).toEqual([[401, "close"], [401, "close"]])
     }).pipe(Effect.orDie), 30_000)
 
+  it.effect(`a body streamed past ${dropLimits.large.maxBytes / 1024 / 1024} MiB with a bad key is read on while it keeps coming: the 401, then a close with nothing unread`, () =>
+    Effect.gen(function* () {
+      const port = yield* serverPort
+      // 11 MiB at once, then eight pieces of 64 KiB a moment apart, then nothing: a client that
+      // stalls just past the limit.
+      const pieces = [
+        ...Array.from({ length: dropLimits.large.maxBytes / 1024 ** 2 }, () => new Uint8Array(1024 ** 2).fill(0x61)),
+        ...Array.from({ length: 8 }, () => new Uint8Array(64 * 1024).fill(0x61))
+      ]
+      const response = yield* sendRaw({
+        port,
+        head: requestHead("POST", "/api/describe", { authorization: "Bearer wrong", "content-type": multipartContentType("b"), "transfer-encoding": "chunked" }),
+        body: pieces,
+        chunked: true,
+        finish: false,
+        pauseMs: 30,
+        awaitClose: true,
+        timeoutMs: 20_000
+      })
+      expect([response.status, response.body, response.headers["connection"]]).toEqual([401, '{"error":"Unauthorized, invalid token"}', "close"])
+      // The answer came once every piece had been sent (and read), not at the first past the limit.
+      expect(response.bytesWritten).toBe(pieces.reduce((sum, piece) => sum + piece.length, 0))
+      expect(response.closedAfterMs).toBeLessThan(2000)
+    }))
+
   it.effect(`a small body no route reads is not waited for past ${Duration.toSeconds(dropLimits.small.timeout)} s: the answer closes the connection`, () =>
     Effect.gen(function* () {
       const port = yield* serverPort
