@@ -44,9 +44,15 @@ export const describeErrorResponse = (error: DescribeError) => {
   return errorResponse(status, message, closes ? { connection: "close" } : undefined)
 }
 
-/** A defect or an interruption: logged with its cause, answered with the endpoint's generic 500. */
+/**
+ * A defect (a database that failed, a bug): logged with its cause, answered with the endpoint's
+ * generic 500; the request's line says `errorKind=Unexpected`, as its usage row does.
+ */
 const unexpected = (message: string) => (cause: Cause.Cause<unknown>) =>
-  Effect.logError("unexpected failure", cause).pipe(Effect.as(errorResponse(500, message)))
+  Effect.logError("unexpected failure", cause).pipe(
+    Effect.zipRight(addToRequestLog({ errorKind: "Unexpected" })),
+    Effect.as(errorResponse(500, message))
+  )
 
 /** What the platform answers, itself, for a request interrupted from outside: the shutdown deadline's cut. */
 const isCut = (response: HttpServerResponse.HttpServerResponse) => response.status === 503 && response.body._tag === "Empty"

@@ -80,6 +80,17 @@ describe("one log line per request", () => {
       }).pipe(Effect.provide(serverWith(servicesOn(pglite, refusing))))
     }).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, collecting))))
 
+  it.live("a defect (a database that failed, a bug) is logged as errorKind Unexpected, with the 500", () =>
+    Effect.gen(function* () {
+      const broken = Describer.scripted(() => Effect.die(new Error("connection terminated unexpectedly")))
+      yield* Effect.gen(function* () {
+        const c = yield* customer(1)
+        const response = yield* post(c.token, "a-defect")
+        expect([response.status, yield* response.json]).toEqual([500, { error: "Internal Server Error" }])
+        expect(lineFor("a-defect")).toMatchObject({ status: 500, errorKind: "Unexpected", creditsAfter: 1 })
+      }).pipe(Effect.provide(serverWith(servicesOn(pglite, broken))))
+    }).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, collecting))))
+
   it.live("a client that goes away while the model works still gets its line: status 499, counted in the metrics", () =>
     Effect.gen(function* () {
       const started = yield* Deferred.make<void>()
