@@ -70,8 +70,8 @@ export const dropLimits = {
    * Past a limit the body is not dropped, yet read on while more keeps coming (each piece within
    * `quiet` of the last), up to `maxBytes` more: a body that ends or stalls just past the limit is
    * then read to where it stops, and the answer's close finds nothing unread, which the kernel
-   * would answer with a reset that can discard the answer before the client reads it (a 401 to a
-   * chunked body stalled 16 bytes short of its end was lost so, in CI).
+   * would answer with a reset that can discard the answer before the client reads it (the likely
+   * loss, in CI, of a 401 to a chunked body stalled 16 bytes past the limit and short of its end).
    */
   linger: { maxBytes: 1024 * 1024, quiet: Duration.millis(250) }
 } as const
