@@ -15,6 +15,7 @@ import { type DescribeRequest, type DescribeResult, defaultFields, type SchemaFi
 import { limits } from "./limits.ts"
 import { languageOrDefault } from "./describeForm.ts"
 import { collapseWhitespace, guardAltText } from "./altTextGuard.ts"
+import { valueEnd } from "./jsonText.ts"
 
 /** The part of a describe request the prompt depends on. */
 export type PromptRequest = Omit<DescribeRequest, "image">
@@ -89,21 +90,26 @@ export const thoughtsUnfinished = (text: string): boolean =>
   text.trimStart().startsWith("<think>") && !text.includes("</think>")
 
 /**
- * The JSON object in a model's text (`decodeAnswer`), from its first `{` to its last `}`:
+ * What may be the JSON object in a model's text (`decodeAnswer`), in the order to try them:
  * endpoints in JSON mode still wrap it in a Markdown fence, on one line or several; small local
- * models put a sentence before or after it; reasoning models served without a reasoning parser (DeepSeek-R1 on vLLM)
- * write their thoughts first, between `<think>` and `</think>`, which go first. What is left must
- * still be exactly the requested keys. Each step is one linear scan: the text may be 512 KiB of
- * anything.
+ * models put a sentence before or after it, which may hold braces of its own; reasoning models
+ * served without a reasoning parser (DeepSeek-R1 on vLLM) write their thoughts first, ending at
+ * `</think>`, which go first (whether or not the text opens with `<think>`: Qwen3's and
+ * DeepSeek-R1's templates put that in the prompt). The object that opens at the first `{` comes
+ * first, its braces matched, then everything from there to the last `}`. What is taken must still
+ * be exactly the requested keys. Each step is one linear scan: the text may be 512 KiB of anything.
  */
-export const answerObject = (text: string): string => {
-  if (thoughtsUnfinished(text)) return ""
-  const thinking = text.trimStart().startsWith("<think>")
-  const answer = thinking ? text.slice(text.indexOf("</think>") + "</think>".length) : text
+export const answerObjects = (text: string): ReadonlyArray<string> => {
+  if (thoughtsUnfinished(text)) return [""]
+  const thoughtsEnd = text.lastIndexOf("</think>")
+  const answer = thoughtsEnd === -1 ? text : text.slice(thoughtsEnd + "</think>".length)
   const first = answer.search(/[[{]/)
   const last = answer.lastIndexOf("}")
   // An array is an answer of another shape, not an object with words around it.
-  return first !== -1 && answer[first] === "{" && last > first ? answer.slice(first, last + 1) : answer
+  if (first === -1 || answer[first] !== "{" || last < first) return [answer]
+  const matched = answer.slice(first, valueEnd(answer, first))
+  const widest = answer.slice(first, last + 1)
+  return matched === widest ? [matched] : [matched, widest]
 }
 
 /** The tidy-up of one field's value (altTextGuard.ts): the opener rule only for the default fields of §2.2. */
@@ -111,7 +117,7 @@ export const valueGuard = (field: SchemaField): (value: string) => string =>
   defaultFields.includes(field) ? guardAltText : collapseWhitespace
 
 /**
- * Reads the model's text (`answerObject`): JSON holding exactly the requested keys, all strings.
+ * Reads the model's text (`answerObjects`, the first that decodes): JSON holding exactly the requested keys, all strings.
  * Every value is trimmed, its whitespace collapsed; the default fields' lose a leading "Image of" too
  * (`guardAltText`), a schema's own fields keep theirs (`valueGuard`). Keys come out in
  * the requested order (JavaScript still lists integer-like names such as `"2"` first in any object).
@@ -122,7 +128,9 @@ export const decodeAnswer = (fields: SchemaFields, text: string): Either.Either<
   const answer = Schema.parseJson(
     Schema.Struct(Object.fromEntries(fields.map((field) => [field.name, Schema.String])))
   )
-  return Schema.decodeUnknownEither(answer, { onExcessProperty: "error" })(answerObject(text)).pipe(
+  const decode = Schema.decodeUnknownEither(answer, { onExcessProperty: "error" })
+  const decoded = answerObjects(text).map((candidate) => decode(candidate))
+  return (decoded.find(Either.isRight) ?? decoded[0]!).pipe(
     Either.map((values) =>
       Object.fromEntries(fields.map((field) => [field.name, valueGuard(field)(values[field.name] ?? "")]))
     )

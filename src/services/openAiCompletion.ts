@@ -21,7 +21,7 @@ import { decodeAnswer, thoughtsUnfinished } from "../domain/prompt.ts"
 import { retryAfterMillis } from "../domain/retryAfter.ts"
 import { cappedFetch, ReplyTooLarge } from "./cappedFetch.ts"
 import { isAzureOpenAi, type OpenAiConfig } from "../config/ModelConfig.ts"
-import { messageOf } from "./messageOf.ts"
+import { explained } from "./messageOf.ts"
 
 /**
  * The most of a reply read from the endpoint. §2.2's 1,500 words are about 10 KB of English, some
@@ -89,18 +89,21 @@ const Completion = Schema.Struct({
       finish_reason: Schema.optional(Schema.NullOr(Schema.String))
     })
   ),
-  usage: Schema.optional(
-    Schema.NullOr(
-      Schema.Struct({
-        prompt_tokens: count,
-        completion_tokens: count,
-        total_tokens: count,
-        completion_tokens_details: Schema.optional(Schema.NullOr(Schema.Struct({ reasoning_tokens: count })))
-      })
-    )
-  )
+  // Read apart (`usageOf`): counts of a shape we do not expect leave a good answer usable.
+  usage: Schema.optional(Schema.Unknown)
 })
 type Completion = typeof Completion.Type
+
+/** Token counts, for the log and for telling a budget spent on reasoning. */
+const Usage = Schema.Struct({
+  prompt_tokens: count,
+  completion_tokens: count,
+  total_tokens: count,
+  completion_tokens_details: Schema.optional(Schema.NullOr(Schema.Struct({ reasoning_tokens: count })))
+})
+
+/** The reply's token counts, or none when they are missing or of another shape (`"10"`). */
+const usageOf = (completion: Completion): Option.Option<typeof Usage.Type> => Schema.decodeUnknownOption(Usage)(completion.usage)
 
 /** An error in a reply whose status said success: its `code`, when a number, is the status it stands for. */
 const InBandError = Schema.Struct({ error: Schema.Struct({ code: Schema.optional(Schema.Unknown) }) })
@@ -147,7 +150,9 @@ const requestCompletion = (
               ...about,
               latencyMs: ms,
               status: error instanceof APIError ? error.status : undefined,
-              error: logged(messageOf(error))
+              // With the cause under it: the `openai` package says "Connection error." of a
+              // refused connection, an unknown host and a failed TLS handshake alike.
+              error: logged(explained(error))
             })
           )
         )
@@ -156,7 +161,7 @@ const requestCompletion = (
     )
     const ms = yield* latencyMs
     const completion = Schema.decodeUnknownOption(Completion)(reply)
-    const usage = Option.flatMapNullable(completion, (c) => c.usage)
+    const usage = Option.flatMap(completion, usageOf)
     yield* Effect.logInfo("model call").pipe(
       Effect.annotateLogs({
         ...about,
@@ -188,15 +193,17 @@ const textOf = (content: typeof Content.Type | null | undefined): string =>
   typeof content === "string" ? content : (content ?? []).map((part) => (part.type === "text" ? part.text ?? "" : "")).join("")
 
 /**
- * Cut off by the budget before its answer began: no text, thoughts that never ended (a reasoning
- * model served without a reasoning parser), or reasoning most of what was written.
+ * Cut off by the budget before its answer began: no `{` yet (no text, or thoughts whose opening
+ * `<think>` was in the prompt, as Qwen3's and DeepSeek-R1's templates put it), thoughts that
+ * never ended (a reasoning model served without a reasoning parser), or reasoning most of what
+ * was written.
  * A schema is not to blame then (§7.1's 400 is for the answer it asks for).
  */
 const spentOnReasoning = (completion: Completion, text: string) => {
-  const details = completion.usage?.completion_tokens_details
-  const reasoning = details?.reasoning_tokens ?? 0
-  const written = completion.usage?.completion_tokens ?? 0
-  return text.trim() === "" || thoughtsUnfinished(text) || (reasoning > 0 && reasoning * 2 >= written)
+  const usage = Option.getOrUndefined(usageOf(completion))
+  const reasoning = usage?.completion_tokens_details?.reasoning_tokens ?? 0
+  const written = usage?.completion_tokens ?? 0
+  return !text.includes("{") || thoughtsUnfinished(text) || (reasoning > 0 && reasoning * 2 >= written)
 }
 
 /**
@@ -206,12 +213,16 @@ const spentOnReasoning = (completion: Completion, text: string) => {
 const readAnswer = (
   fields: SchemaFields,
   completion: Completion,
-  maxOutputTokens: number
+  maxOutputTokens: number,
+  logged: (text: string) => string
 ): Effect.Effect<DescribeResult, BadAnswer | TooLong | BudgetSpent> => {
   const choice = completion.choices[0]
   const text = textOf(choice?.message.content)
-  const rejected = (reason: string, failure: BadAnswer | TooLong | BudgetSpent) =>
-    Effect.zipRight(Effect.logWarning("model answer rejected").pipe(Effect.annotateLogs({ reason })), Effect.fail(failure))
+  const rejected = (reason: string, failure: BadAnswer | TooLong | BudgetSpent, answer?: string) =>
+    Effect.zipRight(
+      Effect.logWarning("model answer rejected").pipe(Effect.annotateLogs({ reason, ...(answer !== undefined && { answer }) })),
+      Effect.fail(failure)
+    )
   if (choice?.finish_reason === "length") {
     return spentOnReasoning(completion, text)
       ? rejected(
@@ -223,7 +234,8 @@ const readAnswer = (
   const refused = (choice?.message.refusal ?? "").trim() !== "" || choice?.finish_reason === "content_filter"
   if (refused) return rejected("refusal", new BadAnswer({ reason: "refusal" }))
   return Either.match(decodeAnswer(fields, text), {
-    onLeft: () => rejected("invalid-answer", new BadAnswer({ reason: "invalid-answer" })),
+    // What it said, so an operator can tell a model that ignores the format from one that cannot see.
+    onLeft: () => rejected("invalid-answer", new BadAnswer({ reason: "invalid-answer" }), logged(text)),
     onRight: (result) => exceedsAnswerBudget(Object.values(result)) ? rejected("too-long", new TooLong()) : Effect.succeed(result)
   })
 }
@@ -295,7 +307,7 @@ export const makeGeneration = (settings: OpenAiConfig) => {
     )
     // An unusable answer (bad JSON, wrong keys, refusal) gets one more try, then fails.
     return completion.pipe(
-      Effect.flatMap((answer) => readAnswer(fields, answer, settings.maxOutputTokens)),
+      Effect.flatMap((answer) => readAnswer(fields, answer, settings.maxOutputTokens, logged)),
       Effect.retry({ times: 1, while: (failure) => failure._tag === "BadAnswer" }),
       Effect.mapError(toDescriberError),
       Effect.timeoutFail({

@@ -188,10 +188,19 @@ describe("decodeAnswer", () => {
     ["inside a Markdown fence", "```json\n" + JSON.stringify(valid) + "\n```"],
     ["inside a fence on one line", "```json " + JSON.stringify(valid) + "```"],
     ["after a sentence and before another", `Here is the JSON you asked for:\n${JSON.stringify(valid)}\nI hope it helps {:`],
-    ["after a reasoning model's thoughts, braces in them", `<think>The user wants {title, caption}. A red square.</think>\n\n${JSON.stringify(valid)}`]
+    ["after a reasoning model's thoughts, braces in them", `<think>The user wants {title, caption}. A red square.</think>\n\n${JSON.stringify(valid)}`],
+    ["after thoughts whose <think> was in the prompt (Qwen3, DeepSeek-R1)", `I plan {"title": ...} first.\n</think>\n${JSON.stringify(valid)}`],
+    ["before a note with braces of its own", `${JSON.stringify(valid)}\nNote: the keys were {title, alternativeText, caption}.`]
   ])("reads the JSON object %s", (_, text) => {
     expect(decodeAnswer(fields, text)).toEqual(decodeAnswer(fields, JSON.stringify(valid)))
     expect(Either.isRight(decodeAnswer(fields, text))).toBe(true)
+  })
+
+  it("reads an object whose value holds braces, before a note with one", () => {
+    const braces = { ...valid, caption: "A sign saying }{" }
+    expect(decodeAnswer(fields, `${JSON.stringify(braces)} (done}`)).toEqual(
+      Either.right({ title: "Sunset", alternativeText: "A beach at dusk.", caption: "A sign saying }{" })
+    )
   })
 
   it.each([

@@ -392,6 +392,22 @@ describe("OpenAiDescriber answers", () => {
         })
     ))
 
+  it.effect("reads a good answer whose usage counts are of another shape (strings): they are for the log only", () =>
+    withFakeModel([() => Response.json({ ...completionBody(JSON.stringify(goodAnswer)), usage: { prompt_tokens: "1200", completion_tokens: "40" } })], {}, (describer, model) =>
+      Effect.gen(function* () {
+        assert.deepStrictEqual(yield* describeWhole(describer, request), goodResult)
+        expect(model.received).toHaveLength(1)
+      })
+    ))
+
+  it.effect("a model whose <think> was in the prompt (Qwen3, DeepSeek-R1): its answer after </think> is read; cut by the budget while thinking, budget spent, not too long", () =>
+    withFakeModel([answer(`I should write {"title": ...}.\n</think>\n${JSON.stringify(goodAnswer)}`), answer("The image shows a red block on white. The title should be short, the caption", "length")], {}, (describer) =>
+      Effect.gen(function* () {
+        assert.deepStrictEqual(yield* describeWhole(describer, request), goodResult)
+        expectFailure(yield* Effect.flip(describeWhole(describer, request)), "budget-spent")
+      })
+    ))
+
   it.effect("a reasoning model that spent the budget before its answer: failed (not too long), not retried, and the log says what to change", () =>
     withFakeModel([reasoningSpent], { MODEL_MAX_OUTPUT_TOKENS: "2500" }, (describer, model) =>
       Effect.gen(function* () {
@@ -645,6 +661,35 @@ describe("OpenAiDescriber logs", () => {
       })
     )
   )
+
+  it.effect("logs a rejected answer with what it said (cut, without the key), so an operator can tell why", () =>
+    withFakeModel([answer('{"Title": "a"}'), answer(`{"TITLE": "${apiKey}"}`)], {}, (describer, model) =>
+      Effect.gen(function* () {
+        expectFailure(yield* Effect.flip(describeWhole(describer, request)), "invalid-answer")
+        const rejected = model.logs.filter((line) => line.message === "model answer rejected").map((line) => line.annotations)
+        expect(rejected).toEqual([
+          { reason: "invalid-answer", answer: '{"Title": "a"}' },
+          { reason: "invalid-answer", answer: '{"TITLE": "<redacted>"}' }
+        ])
+      })
+    ))
+
+  it.live("an endpoint that cannot be reached is logged with the cause under the client's \"Connection error.\"", () =>
+    Effect.gen(function* () {
+      const closed = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() })
+      const port = closed.port
+      yield* Effect.promise(() => closed.stop(true))
+      const logs: Array<Record<string, unknown>> = []
+      const capture = Logger.replace(Logger.defaultLogger, Logger.make(({ message, annotations }) => {
+        if (String(message) === "model call failed") logs.push(Object.fromEntries(HashMap.toEntries(annotations)))
+      }))
+      const layer = OpenAiDescriber.layer.pipe(
+        Layer.provide(testSettings({ OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`, OPENAI_API_KEY: apiKey }))
+      )
+      const describer = yield* Effect.provide(Describer, layer)
+      yield* Effect.flip(describeWhole(describer, request)).pipe(Effect.provide(capture))
+      expect(String(logs[0]?.["error"])).toMatch(/^Connection error\.: .*(ECONNREFUSED|refused)/i)
+    }))
 
   it.effect("logs the endpoint's error text as a warning; the failure carries only a reason", () =>
     withFakeModel([status(400)], {}, (describer, model) =>
