@@ -16,6 +16,7 @@ import { limits } from "./limits.ts"
 import { languageOrDefault } from "./describeForm.ts"
 import { collapseWhitespace, guardAltText } from "./altTextGuard.ts"
 import { valueEnd } from "./jsonText.ts"
+import type { Backdrop } from "./backdrop.ts"
 
 /** The part of a describe request the prompt depends on. */
 export type PromptRequest = Omit<DescribeRequest, "image">
@@ -47,11 +48,14 @@ const keywordsRule = "Use a keyword only where it is true of what the image show
 const contextRule = "Let the context decide what matters in the image and what to leave out; never quote or repeat it."
 
 /** The text sent with the image, in one user message. */
-export const promptText = (request: PromptRequest): string => {
+export const promptText = (request: PromptRequest, seeThrough?: Backdrop): string => {
   const keywords = dataBlock("KEYWORDS", request.keywords)
   const context = dataBlock("CONTEXT", request.context)
   return [
     "You write metadata for the attached image: text published with it, read by people and by screen readers.",
+    ...(seeThrough === undefined
+      ? []
+      : [`The image has transparent parts, shown here in ${seeThrough}: they are see-through, not a ${seeThrough} background.`]),
     "",
     "Reply with one JSON object and nothing else. It has exactly the keys below, each with a string value, and no other key.",
     "Each line gives a key, then what to write for it (both JSON strings):",

@@ -11,6 +11,7 @@ import * as Metric from "effect/Metric"
 import { imageBytesToModel } from "../metrics.ts"
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions"
 import sharp from "sharp"
+import { type Backdrop, backdropColour, backdropOf } from "../domain/backdrop.ts"
 import type { DescribeRequest, PreparedImage } from "../domain/describe.ts"
 import { GenerationFailed } from "../domain/errors.ts"
 import { languageTag } from "../domain/languageTag.ts"
@@ -23,7 +24,7 @@ import { messageOf } from "./messageOf.ts"
 // ---- The image
 
 /**
- * JPEG at quality 80, alpha flattened on white. Measured with sharp 0.35 on two generated
+ * JPEG at quality 80, alpha flattened (domain/backdrop.ts). Measured with sharp 0.35 on two generated
  * 1000x750 images (a noisy landscape-like scene; a flat poster with text), bytes and PSNR:
  *
  *   quality        50           70           80           85           90
@@ -48,11 +49,14 @@ const jpegQuality = 80
  */
 const jpegOptions = { quality: jpegQuality, optimiseCoding: false } as const
 
-/** The model is not called when its image cannot be made; the library's message is for operators. */
-const encodeJpeg = (image: PreparedImage) =>
+/**
+ * The model is not called when its image cannot be made; the library's message is for operators.
+ * Transparency is flattened on `backdrop` (domain/backdrop.ts).
+ */
+const encodeJpeg = (image: PreparedImage, backdrop: Backdrop) =>
   Effect.tryPromise(() => {
     const pixels = sharp(image.pixels, { raw: { width: image.width, height: image.height, channels: image.channels } })
-    return (image.channels === 4 ? pixels.flatten({ background: "#ffffff" }) : pixels).jpeg(jpegOptions).toBuffer()
+    return (image.channels === 4 ? pixels.flatten({ background: backdropColour[backdrop] }) : pixels).jpeg(jpegOptions).toBuffer()
   }).pipe(
     Effect.tapError((error) =>
       Effect.logWarning("The image for the model could not be encoded").pipe(
@@ -67,13 +71,13 @@ const encodeJpeg = (image: PreparedImage) =>
 export const make = (settings: OpenAiConfig): DescriberShape => {
   const generation = makeGeneration(settings)
 
-  const body = (request: DescribeRequest, imageDataUrl: string): ChatCompletionCreateParamsNonStreaming => ({
+  const body = (request: DescribeRequest, imageDataUrl: string, seeThrough: Backdrop | undefined): ChatCompletionCreateParamsNonStreaming => ({
     model: settings.model,
     messages: [
       {
         role: "user",
         content: [
-          { type: "text", text: promptText(request) },
+          { type: "text", text: promptText(request, seeThrough) },
           { type: "image_url", image_url: { url: imageDataUrl, detail: settings.imageDetail } }
         ]
       }
@@ -95,11 +99,13 @@ export const make = (settings: OpenAiConfig): DescriberShape => {
     start: (request) =>
       Effect.gen(function* () {
         const { image } = request
+        // An upload sent as it came is opaque (domain/asUploaded.ts).
+        const { backdrop, seeThrough } = image.channels === 4 ? backdropOf(image.pixels) : { backdrop: "white" as const, seeThrough: false }
         const [mediaType, file] = image.asUploaded === undefined
-          ? ["image/jpeg", yield* encodeJpeg(image)]
+          ? ["image/jpeg", yield* encodeJpeg(image, backdrop)]
           : [`image/${image.source.format}`, Buffer.from(image.asUploaded.buffer, image.asUploaded.byteOffset, image.asUploaded.byteLength)]
         yield* Metric.incrementBy(imageBytesToModel, file.byteLength)
-        const payload = body(request, `data:${mediaType};base64,${file.toString("base64")}`)
+        const payload = body(request, `data:${mediaType};base64,${file.toString("base64")}`, seeThrough ? backdrop : undefined)
         return { payload, fields: request.fields, imageBytes: file.byteLength }
       }).pipe(Effect.withSpan("OpenAiDescriber.encode")),
     generate: ({ payload, fields, imageBytes }) => generation(payload, fields, imageBytes)

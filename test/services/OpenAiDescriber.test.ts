@@ -103,7 +103,8 @@ const expectedBody = (describe: DescribeRequest, overrides: Record<string, unkno
     {
       role: "user",
       content: [
-        { type: "text", text: promptText(describe) },
+        // The test's image is half transparent, its visible half red (`image`): shown on white.
+        { type: "text", text: promptText(describe, describe.image.channels === 4 ? "white" : undefined) },
         { type: "image_url", image_url: { url: expect.stringMatching(/^data:image\/jpeg;base64,[A-Za-z0-9+/]+=*$/), detail } }
       ]
     }
@@ -172,6 +173,26 @@ describe("OpenAiDescriber request", () => {
       })
     )
   )
+
+  it.effect("sends a white logo on transparency on near-black, and says so in the prompt (on white it was a blank picture)", () => {
+    const width = 40
+    const height = 20
+    const pixels = new Uint8Array(width * height * 4)
+    for (let at = 0; at < width * height; at++) if (at % width < 10) pixels.set([255, 255, 255, 255], at * 4)
+    const logo: DescribeRequest = { ...request, image: { ...request.image, width, height, pixels } }
+    return withFakeModel([json(goodAnswer)], {}, (describer, model) =>
+      Effect.gen(function* () {
+        yield* describeWhole(describer, logo)
+        const url = imageUrlOf(model.received[0]?.body)
+        const jpeg = Buffer.from(url.slice("data:image/jpeg;base64,".length), "base64")
+        const { data } = yield* Effect.promise(() => sharp(jpeg).raw().toBuffer({ resolveWithObject: true }))
+        const luma = (x: number, y: number) => data[(y * width + x) * 3]!
+        expect([luma(3, 10) > 235, luma(30, 10) < 40]).toEqual([true, true]) // the logo white, the clear part dark
+        expect(sentRequest(model.received[0]?.body).prompt)
+          .toContain("The image has transparent parts, shown here in black: they are see-through, not a black background.")
+      })
+    )
+  })
 
   it.effect("sends an opaque (RGB) image as a JPEG of its colours", () => {
     const width = 20
