@@ -57,8 +57,8 @@ const perceivedLightness = (r: number, g: number, b: number): number => {
 const brightnessOf = (meanLightness: number): Brightness =>
   meanLightness < 35 ? "dark" : meanLightness > 65 ? "bright" : "medium"
 
-/** Up to 3 families covering at least 10% each, most covering first, each in its commonest shade. */
-const dominantColours = (counts: Uint32Array, visible: number): ReadonlyArray<NamedColour> =>
+/** Up to 3 families covering at least 10% each (of the opacity seen), most covering first, each in its commonest shade. */
+const dominantColours = (counts: Float64Array, visible: number): ReadonlyArray<NamedColour> =>
   colourFamilies
     .map((_, family) => {
       const shadeCounts = shades.map((_, shade) => counts[family * shades.length + shade] ?? 0)
@@ -77,33 +77,39 @@ const dominantColours = (counts: Uint32Array, visible: number): ReadonlyArray<Na
     .map((family) => family.colour)
 
 /**
- * Measures the image on a regular grid of samples (cheap on the largest 1000x1000 buffer, and the
- * same samples every time, so the text is deterministic). Fully transparent pixels are skipped:
- * their RGB is meaningless.
+ * Measures the image at one sample in each cell of a regular grid (cheap on the largest 1000x1000
+ * buffer), at a place in the cell that moves from cell to cell: at the same place in every cell, a
+ * pattern whose period divides the grid's (a checkerboard, a screen-door of clear pixels, stripes)
+ * would be read as one of its colours (found by review). The places are fixed, so the text is
+ * deterministic. Each sample counts by its opacity: a faint shadow counts for little, and a fully
+ * transparent pixel, whose colour is meaningless, not at all.
  */
 export const imageFacts = (image: PreparedImage): ImageFacts => {
   const { width, height, channels, pixels } = image
   const step = Math.max(1, Math.ceil(Math.sqrt((width * height) / targetSamples)))
-  const counts = new Uint32Array(paletteSize)
+  const weights = new Float64Array(paletteSize)
   let visible = 0
   let seeThrough = 0
   let lightnessSum = 0
-  for (let y = 0; y < height; y += step) {
-    for (let x = 0; x < width; x += step) {
+  for (let row = 0; row * step < height; row++) {
+    for (let column = 0; column * step < width; column++) {
+      // The place's parity changes from one cell to the next across and down, in x, in y and in
+      // x + y (the multipliers' sums 3 + 2 and 2 + 5 are odd).
+      const x = column * step + ((column * 3 + row * 2) % step)
+      const y = row * step + ((row * 5 + column * 2) % step)
+      if (y >= height || x >= width) continue
       const at = (y * width + x) * channels
       const alpha = channels === 4 ? pixels[at + 3] ?? 0 : 255
-      if (alpha === 0) {
-        seeThrough++
-        continue
-      }
+      if (alpha < 255) seeThrough++
+      if (alpha === 0) continue
       const r = pixels[at] ?? 0
       const g = pixels[at + 1] ?? 0
       const b = pixels[at + 2] ?? 0
-      visible++
-      if (alpha < 255) seeThrough++
+      const weight = alpha / 255
+      visible += weight
       const colour = paletteIndex(r, g, b)
-      counts[colour] = (counts[colour] ?? 0) + 1
-      lightnessSum += perceivedLightness(r, g, b)
+      weights[colour] = (weights[colour] ?? 0) + weight
+      lightnessSum += weight * perceivedLightness(r, g, b)
     }
   }
   return {
@@ -112,7 +118,7 @@ export const imageFacts = (image: PreparedImage): ImageFacts => {
     height: image.source.height,
     orientation: orientationOf(image.source.width, image.source.height),
     frames: image.source.frames,
-    colours: visible === 0 ? [] : dominantColours(counts, visible),
+    colours: visible === 0 ? [] : dominantColours(weights, visible),
     brightness: visible === 0 ? undefined : brightnessOf(lightnessSum / visible),
     transparency: visible === 0 ? "full" : seeThrough > 0 ? "partial" : "opaque"
   }

@@ -51,6 +51,23 @@ describe("imageFacts", () => {
     expect(half.brightness).toBe("dark")
   })
 
+  it("reads patterns finer than its grid of samples for what they are (1000x1000: one sample in each 8x8 cell)", () => {
+    const checker = imageFacts(prepared(1000, 1000, (x, y) => ((x + y) % 2 === 0 ? black : white)))
+    expect([checker.colours, checker.brightness]).toStrictEqual([[{ family: "black", shade: "normal" }, { family: "white", shade: "normal" }], "medium"])
+    const screenDoor = imageFacts(prepared(1000, 1000, (x, y) => ((x + y) % 2 === 0 ? red : clear)))
+    expect([screenDoor.transparency, screenDoor.colours]).toStrictEqual(["partial", [{ family: "red", shade: "normal" }]])
+    const stripes = imageFacts(prepared(1000, 1000, (_, y) => (y % 2 === 0 ? clear : red)))
+    expect(stripes.transparency).toBe("partial")
+    const columns = imageFacts(prepared(1000, 1000, (x) => (x % 2 === 0 ? clear : red)))
+    expect(columns.transparency).toBe("partial")
+  })
+
+  it("counts each pixel by its opacity: a white badge over a faint black shadow is bright", () => {
+    const badge = imageFacts(prepared(200, 200, (x, y) => (x < 60 ? white : y < 180 ? [0, 0, 0, 20] : clear)))
+    expect(badge.brightness).toBe("bright")
+    expect(badge.colours[0]).toStrictEqual({ family: "white", shade: "normal" })
+  })
+
   it("counts semi-transparent pixels as partial transparency", () => {
     expect(imageFacts(solid(20, 20, [255, 0, 0, 128])).transparency).toBe("partial")
     expect(imageFacts(solid(20, 20, red)).transparency).toBe("opaque")
