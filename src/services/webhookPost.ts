@@ -2,7 +2,7 @@
  * One webhook delivery attempt (WebhookDelivery.ts): a POST to an address already checked
  * (checkedAddress.ts), the URL's host name kept for the Host header and TLS. Redirects are not
  * followed (their status is the answer). Of the reply only the status and a short excerpt of the
- * body are kept, what arrives of it within a second; the rest is not read.
+ * body are kept, what arrives of it within a second of the status; the rest is not read.
  */
 import http from "node:http"
 import https from "node:https"
@@ -13,7 +13,8 @@ import type { ResolvedAddress } from "./HostResolver.ts"
 
 export interface PostAnswer {
   readonly status: number
-  readonly excerpt: string
+  /** What arrives of the body within `excerptWaitMs` of the status, up to `excerptBytes`. */
+  readonly excerpt: Effect.Effect<string>
 }
 
 /** No answer: the connection failed or closed first. */
@@ -49,24 +50,26 @@ export const postTo = (
       lookup: checkedLookup(checked),
       headers: { ...headers, "user-agent": userAgent, "content-type": "application/json", "content-length": `${bytes.length}` }
     }, (response) => {
-      const chunks: Array<Buffer> = []
-      let kept = 0
-      // The status is the answer: a body that stalls or trickles only shortens the excerpt.
-      const excerptDeadline = setTimeout(() => answer(), excerptWaitMs)
-      const answer = () => {
-        clearTimeout(excerptDeadline)
-        request.destroy()
-        // PostgreSQL text holds no NUL: a binary reply is kept as what it reads as.
-        const excerpt = Buffer.concat(chunks).subarray(0, excerptBytes).toString("utf8").replaceAll("\u0000", "")
-        settle(Effect.succeed({ status: response.statusCode ?? 0, excerpt }))
-      }
-      response.on("data", (chunk: Buffer) => {
-        chunks.push(chunk)
-        kept += chunk.length
-        if (kept >= excerptBytes) answer()
+      // The status is the answer, given now: a body that stalls or trickles only shortens the excerpt.
+      const excerpt = new Promise<string>((resolve) => {
+        const chunks: Array<Buffer> = []
+        let kept = 0
+        const done = () => {
+          clearTimeout(deadline)
+          request.destroy()
+          // PostgreSQL text holds no NUL: a binary reply is kept as what it reads as.
+          resolve(Buffer.concat(chunks).subarray(0, excerptBytes).toString("utf8").replaceAll("\u0000", ""))
+        }
+        const deadline = setTimeout(done, excerptWaitMs)
+        response.on("data", (chunk: Buffer) => {
+          chunks.push(chunk)
+          kept += chunk.length
+          if (kept >= excerptBytes) done()
+        })
+        response.on("end", done)
+        response.on("error", done)
       })
-      response.on("end", answer)
-      response.on("error", answer)
+      settle(Effect.succeed({ status: response.statusCode ?? 0, excerpt: Effect.promise(() => excerpt) }))
     })
     request.on("error", (error: NodeJS.ErrnoException) =>
       settle(Effect.fail(new PostFailed({ reason: `the connection failed${error.code === undefined ? "" : ` (${error.code})`}` }))))

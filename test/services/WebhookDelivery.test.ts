@@ -7,7 +7,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Clock, Duration, Effect, Either, Layer, Logger, LogLevel, Redacted, Schedule, TestClock } from "effect"
+import { Clock, Duration, Effect, Either, Fiber, Layer, Logger, LogLevel, Redacted, Schedule, TestClock } from "effect"
 import { Webhook } from "standardwebhooks"
 import { ServicesLive } from "../../src/app.ts"
 import * as Database from "../../src/db/Database.ts"
@@ -137,6 +137,21 @@ for (const backend of backends) {
         const url = `${base}/stalled/body`
         yield* enqueue(yield* account, url)
         expect(yield* deliverDue).toBe(1)
+        expect(yield* attemptsTo(url)).toMatchObject([{ status: 200, error: null, responseExcerpt: "got it, th" }])
+        expect(yield* eventTo(url)).toMatchObject({ state: "delivered", attempts: 1 })
+      }).pipe(Effect.provide(loopbackAllowed)))
+
+    it.scoped("a 2xx that comes just before the deadline is a delivery: the excerpt's wait comes after it", () =>
+      Effect.gen(function* () {
+        const { base, received } = yield* webhookReceiver
+        const url = `${base}/stalled/late`
+        yield* enqueue(yield* account, url)
+        const delivering = yield* Effect.fork(deliverDue)
+        // The status has come (the body stalls after it); then the deadline passes while the excerpt is awaited.
+        while (received.length === 0) yield* Effect.promise(() => Bun.sleep(20))
+        yield* Effect.promise(() => Bun.sleep(200))
+        yield* TestClock.adjust("5 seconds")
+        expect(yield* Fiber.join(delivering)).toBe(1)
         expect(yield* attemptsTo(url)).toMatchObject([{ status: 200, error: null, responseExcerpt: "got it, th" }])
         expect(yield* eventTo(url)).toMatchObject({ state: "delivered", attempts: 1 })
       }).pipe(Effect.provide(loopbackAllowed)))
