@@ -18,6 +18,7 @@ import batchTurns from "./migrations/0012_batch_turns.ts"
 import webhookPauses from "./migrations/0013_webhook_pauses.ts"
 import usageReplayed from "./migrations/0014_usage_replayed.ts"
 import webhookClaimIndexes from "./migrations/0015_webhook_claim_indexes.ts"
+import webhookReceiverPauses from "./migrations/0016_webhook_receiver_pauses.ts"
 
 const migrationFiles = {
   "0001_init": init,
@@ -34,7 +35,8 @@ const migrationFiles = {
   "0012_batch_turns": batchTurns,
   "0013_webhook_pauses": webhookPauses,
   "0014_usage_replayed": usageReplayed,
-  "0015_webhook_claim_indexes": webhookClaimIndexes
+  "0015_webhook_claim_indexes": webhookClaimIndexes,
+  "0016_webhook_receiver_pauses": webhookReceiverPauses
 }
 const migrations = Migrator.fromRecord(migrationFiles)
 

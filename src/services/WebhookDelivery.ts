@@ -99,12 +99,13 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
           yield* sql`SELECT pg_advisory_xact_lock(hashtextextended('webhook-claim', 0))`
           const [event] = yield* sql<Claimed>`WITH busy AS (
               SELECT account_id FROM webhook_events WHERE state = 'pending' AND claim_id IS NOT NULL AND next_attempt_at > ${at}
-              GROUP BY account_id HAVING count(*) >= ${lastWorker ? 1 : settings.perAccount}
-              UNION SELECT account_id FROM webhook_pauses WHERE until > ${at})
+              GROUP BY account_id HAVING count(*) >= ${lastWorker ? 1 : settings.perAccount})
             UPDATE webhook_events SET attempts = attempts + 1, claim_id = ${claimId},
             next_attempt_at = ${new Date(at.getTime() + Duration.toMillis(lease))}
-            WHERE id = (SELECT id FROM webhook_events WHERE state = 'pending' AND next_attempt_at <= ${at}
+            WHERE id = (SELECT id FROM webhook_events e WHERE state = 'pending' AND next_attempt_at <= ${at}
               AND account_id NOT IN (SELECT account_id FROM busy)
+              AND NOT EXISTS (SELECT FROM webhook_receiver_pauses p
+                WHERE p.account_id = e.account_id AND p.url = e.url AND p.until > ${at})
               ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED)
             RETURNING id, account_id, url, payload, attempts`
           return Option.fromNullable(event)
@@ -138,17 +139,20 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
         )
 
       /**
-       * A receiver that did not answer is left alone for a while: the account's other events wait
-       * instead of each holding a worker for a whole time-out, so that as many accounts whose
-       * receivers hang as there are workers cannot hold them all for long (README, Webhooks).
+       * A receiver (an account's URL) that did not answer is left alone for a while: the account's
+       * other events to it wait instead of each holding a worker for a whole time-out, so that as
+       * many accounts whose receivers hang as there are workers cannot hold them all for long
+       * (README, Webhooks); its events to other URLs go out.
        */
-      const pause = (accountId: AccountId, at: Date) =>
+      const pause = (event: Claimed, at: Date) =>
         Effect.gen(function* () {
-          const [paused] = yield* sql<{ failures: number }>`SELECT failures FROM webhook_pauses WHERE account_id = ${accountId}`
+          const [paused] = yield* sql<{ failures: number }>`SELECT failures FROM webhook_receiver_pauses
+            WHERE account_id = ${event.accountId} AND url = ${event.url}`
           const failures = (paused?.failures ?? 0) + 1
           const until = new Date(at.getTime() + Duration.toMillis(receiverPause(failures)))
-          yield* sql`INSERT INTO webhook_pauses (account_id, failures, until) VALUES (${accountId}, ${failures}, ${until})
-            ON CONFLICT (account_id) DO UPDATE SET failures = EXCLUDED.failures, until = EXCLUDED.until`
+          yield* sql`INSERT INTO webhook_receiver_pauses (account_id, url, failures, until)
+            VALUES (${event.accountId}, ${event.url}, ${failures}, ${until})
+            ON CONFLICT (account_id, url) DO UPDATE SET failures = EXCLUDED.failures, until = EXCLUDED.until`
         })
 
       /** Records the attempt and what follows: delivered, due again later, or abandoned. */
@@ -171,8 +175,9 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
             yield* Effect.logWarning("webhook event abandoned").pipe(Effect.annotateLogs({ eventId: event.id, attempts: event.attempts }))
           }
           // No answer pauses the receiver; any answer, whatever its status, ends a pause.
-          if (outcome.status !== null) yield* sql`DELETE FROM webhook_pauses WHERE account_id = ${event.accountId}`
-          else if (!outcome.final) yield* pause(event.accountId, at)
+          if (outcome.status !== null) {
+            yield* sql`DELETE FROM webhook_receiver_pauses WHERE account_id = ${event.accountId} AND url = ${event.url}`
+          } else if (!outcome.final) yield* pause(event, at)
         }).pipe(sql.withTransaction)
 
       // This process's workers now claiming or attempting an event.
@@ -214,6 +219,8 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
       const sweep = Effect.gen(function* () {
         const before = new Date((yield* Clock.currentTimeMillis) - Duration.toMillis(endedEventRetention))
         const rows = yield* sql`DELETE FROM webhook_events WHERE state <> 'pending' AND ended_at < ${before} RETURNING id`
+        // A receiver that never answered again: its events were abandoned long since.
+        yield* sql`DELETE FROM webhook_receiver_pauses WHERE until < ${before}`
         return rows.length
       }).pipe(Effect.orDie, Effect.withSpan("WebhookDelivery.sweep"))
       return { deliverDue, run, sweep }

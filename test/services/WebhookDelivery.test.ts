@@ -156,19 +156,27 @@ for (const backend of backends) {
         expect(yield* eventTo(url)).toMatchObject({ state: "delivered", attempts: 1 })
       }).pipe(Effect.provide(loopbackAllowed)))
 
-    it.scoped("a receiver that does not answer is left alone a while, longer each time: the account's other events wait, another account's go out", () =>
+    it.scoped("a receiver that does not answer is left alone a while, longer each time: the account's other events to it wait; its events to another URL, and another account's, go out", () =>
       Effect.gen(function* () {
         yield* TestClock.setTime(Date.now())
         const { base, received } = yield* webhookReceiver
         const [silent, other] = [yield* account, yield* account]
         // Nothing listens there: each attempt fails at once, with no answer.
-        const closed = `http://127.0.0.1:${yield* freePort}`
-        for (const n of [1, 2, 3]) yield* enqueue(silent, `${closed}/hook-${n}`)
+        const closed = `http://127.0.0.1:${yield* freePort}/hook`
+        for (const n of [1, 2, 3]) {
+          yield* enqueue(silent, closed, { batchId: `b${n}` })
+          yield* TestClock.adjust("1 millis")
+        }
+        yield* enqueue(silent, `${base}/ok/same-account`)
         yield* enqueue(other, `${base}/ok/not-held-up`)
-        // One worker: it tries the silent receiver once, then the other account's event, then nothing.
-        expect(yield* deliverDue).toBe(2)
-        expect(received.map((r) => r.path)).toEqual(["/ok/not-held-up"])
-        const attempts = Effect.forEach([1, 2, 3], (n) => Effect.map(eventTo(`${closed}/hook-${n}`), (event) => event?.attempts))
+        // One worker: it tries the silent receiver once, then the account's other URL, then the other account's event.
+        expect(yield* deliverDue).toBe(3)
+        expect(received.map((r) => r.path)).toEqual(["/ok/same-account", "/ok/not-held-up"])
+        const attempts = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+          sql<{ attempts: number }>`SELECT attempts FROM webhook_events WHERE url = ${closed} ORDER BY created_at`).pipe(
+          Effect.orDie,
+          Effect.map((rows) => rows.map((row) => row.attempts))
+        )
         expect(yield* attempts).toEqual([1, 0, 0])
         // Paused 5 s: then one more attempt (the oldest due), no answer again, paused 5 minutes.
         yield* TestClock.adjust("5 seconds")
@@ -187,7 +195,7 @@ for (const backend of backends) {
         const { base, received } = yield* webhookReceiver
         const [silent, other] = [yield* account, yield* account]
         const closed = `http://127.0.0.1:${yield* freePort}`
-        for (let n = 0; n < 300; n++) yield* enqueue(silent, `${closed}/hook-${n}`)
+        for (let n = 0; n < 300; n++) yield* enqueue(silent, `${closed}/hook`, { batchId: `b${n}` })
         yield* TestClock.adjust("1 millis")
         yield* enqueue(other, `${base}/ok/behind-the-backlog`)
         // One worker: the silent receiver's oldest event, no answer, paused; then past its whole backlog.
