@@ -16,8 +16,8 @@ import { type ImageFetcherSettings, ImageUrlConfig } from "../config/ImageUrlCon
 import { ImageTooLarge, ImageUrlFetchFailed, ImageUrlRefused } from "../domain/errors.ts"
 import { hasCredentials, parseHttpUrl } from "../domain/httpUrl.ts"
 import type { AllowList } from "../domain/publicAddress.ts"
-import { checkedAddress } from "./checkedAddress.ts"
-import { getHop, type Take } from "./imageUrlGet.ts"
+import { checkedAddresses, onEachAddress } from "./checkedAddress.ts"
+import { connectionFailed, getHop, type Take } from "./imageUrlGet.ts"
 
 export type { ImageFetcherSettings }
 
@@ -47,11 +47,15 @@ const httpUrl = (text: string, base?: URL): Effect.Effect<URL, ImageUrlRefused |
 
 const fetchFrom = (allow: AllowList, url: URL, take: Take, redirectsLeft: number): Effect.Effect<Uint8Array, ImageUrlRefused | ImageUrlFetchFailed | ImageTooLarge> =>
   Effect.gen(function* () {
-    const checked = yield* checkedAddress(allow, url).pipe(Effect.catchTags({
+    const addresses = yield* checkedAddresses(allow, url).pipe(Effect.catchTags({
       AddressRefused: ({ reason }) => new ImageUrlRefused({ reason }),
       HostUnresolved: () => new ImageUrlFetchFailed({ reason: "its host name did not resolve" })
     }))
-    const answer = yield* getHop(url, checked, take)
+    const answer = yield* onEachAddress(
+      addresses,
+      (address) => getHop(url, address, take),
+      (error) => error._tag === "ImageUrlFetchFailed" && error.reason === connectionFailed
+    )
     if (answer._tag === "image") return answer.bytes
     if (redirectsLeft === 0) return yield* new ImageUrlFetchFailed({ reason: `more than ${maxRedirects} redirects` })
     return yield* fetchFrom(allow, yield* httpUrl(answer.location, url), take, redirectsLeft - 1)

@@ -21,7 +21,7 @@ import type { AllowList } from "../domain/publicAddress.ts"
 import { receiverPause, retryDelay, signedHeaders } from "../domain/webhooks.ts"
 import type { AccountId } from "../domain/ids.ts"
 import { AccountWebhooks } from "./AccountWebhooks.ts"
-import { checkedAddress } from "./checkedAddress.ts"
+import { checkedAddresses, onEachAddress } from "./checkedAddress.ts"
 import { HostResolver } from "./HostResolver.ts"
 import { makeOutageLog } from "./outageLog.ts"
 import { postTo } from "./webhookPost.ts"
@@ -116,10 +116,11 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
           const url = URL.parse(event.url)
           if (url === null) return { status: null, error: "not a URL", excerpt: null, final: true }
           const answer = yield* Effect.gen(function* () {
-            const checked = yield* checkedAddress(settings.allow, url).pipe(Effect.provideService(HostResolver, resolver))
+            const addresses = yield* checkedAddresses(settings.allow, url).pipe(Effect.provideService(HostResolver, resolver))
             const timestamp = Math.floor((yield* Clock.currentTimeMillis) / 1000)
             const headers = signedHeaders([yield* accounts.secretOf(event.accountId)], { id: event.id, timestamp, body: event.payload })
-            return yield* postTo(url, checked, headers, event.payload)
+            // A failed connection means no status came: another address may answer (at least once).
+            return yield* onEachAddress(addresses, (address) => postTo(url, address, headers, event.payload), () => true)
           }).pipe(
             Effect.timeoutFail({
               duration: settings.timeout,

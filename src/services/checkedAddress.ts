@@ -6,6 +6,7 @@
  * answer that changes between the two would get past the check).
  */
 import type { LookupFunction } from "node:net"
+import * as Arr from "effect/Array"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import { type AllowList, mayConnect, parseAddress } from "../domain/publicAddress.ts"
@@ -17,20 +18,34 @@ export class AddressRefused extends Data.TaggedError("AddressRefused")<{ readonl
 /** The host name has no address. */
 export class HostUnresolved extends Data.TaggedError("HostUnresolved")<{}> {}
 
-/** The address to connect to for `url`: every address of its host must be one we may reach. */
-export const checkedAddress = (allow: AllowList, url: URL): Effect.Effect<ResolvedAddress, AddressRefused | HostUnresolved> =>
+/** The addresses to connect to for `url`, in the resolver's order: every one must be one we may reach. */
+export const checkedAddresses = (
+  allow: AllowList,
+  url: URL
+): Effect.Effect<Arr.NonEmptyReadonlyArray<ResolvedAddress>, AddressRefused | HostUnresolved> =>
   Effect.gen(function* () {
     const host = url.hostname.replace(/^\[|\]$/g, "")
     const literal = parseAddress(host)
     const addresses: ReadonlyArray<ResolvedAddress> = literal !== undefined
       ? [{ address: host, family: literal.v6 ? 6 : 4 }]
       : yield* Effect.flatMap(HostResolver, (resolver) => resolver.resolve(host))
-    const [first] = addresses
-    if (first === undefined) return yield* new HostUnresolved()
+    if (!Arr.isNonEmptyReadonlyArray(addresses)) return yield* new HostUnresolved()
     const refused = addresses.find(({ address }) => !mayConnect(allow, host, address))
     if (refused !== undefined) return yield* new AddressRefused({ reason: `${host} resolves to ${refused.address}` })
-    return first
+    return addresses
   })
+
+/**
+ * `attempt` on each address in turn while it fails to connect (`unconnected`): a host's first
+ * address may be down (a round-robin name with a dead node), and browsers and curl go on to the
+ * next (found by review: the first alone was tried).
+ */
+export const onEachAddress = <A, E>(
+  addresses: Arr.NonEmptyReadonlyArray<ResolvedAddress>,
+  attempt: (address: ResolvedAddress) => Effect.Effect<A, E>,
+  unconnected: (error: E) => boolean
+): Effect.Effect<A, E> =>
+  addresses.slice(1).reduce((tried, next) => Effect.catchIf(tried, unconnected, () => attempt(next)), attempt(Arr.headNonEmpty(addresses)))
 
 /** Answers every look-up, whatever it asks for, with the address checked (no second DNS query). */
 export const checkedLookup = (checked: ResolvedAddress): LookupFunction => (_host, options, callback) =>

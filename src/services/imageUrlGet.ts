@@ -31,6 +31,9 @@ const failed = (reason: string) => new ImageUrlFetchFailed({ reason })
 
 const cutShort = "the connection closed before the end of the image"
 
+/** No answer came from the address: the next may give one (checkedAddress.ts, `onEachAddress`). */
+export const connectionFailed = "the connection failed"
+
 /**
  * The answer's head, its body not yet read; the connection is closed with the scope. The wait for
  * the head is interruptible (the fetch's deadline, a client gone, shutdown): as an
@@ -48,7 +51,7 @@ const answerTo = (url: URL, checked: ResolvedAddress) =>
         headers: { "user-agent": userAgent, accept: "image/*" }
       }, (response) => resume(Effect.succeed(response)))
       // Kept for the whole exchange: an error after the head reaches the body's reader as its end.
-      request.on("error", () => resume(Effect.fail(failed("the connection failed"))))
+      request.on("error", () => resume(Effect.fail(failed(connectionFailed))))
       return Effect.sync(() => request.destroy())
     })).pipe(Effect.tap((response) => Effect.addFinalizer(() => Effect.sync(() => response.destroy()))))
   )

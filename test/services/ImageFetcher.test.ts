@@ -68,6 +68,23 @@ describe("ImageFetcher and a server that never answers", () => {
     }), 10_000)
 })
 
+describe("ImageFetcher and a host of several addresses", () => {
+  it.live("goes on to the next address when one refuses the connection, as browsers and curl do; fails when none answers", () =>
+    Effect.gen(function* () {
+      const multi = ImageFetcher.make({ allow: parseAllowList("multi.test").allow, timeout: Duration.seconds(3) })
+      const url = `http://multi.test:${(server.address() as AddressInfo).port}/announced`
+      // The server listens on 127.0.0.1 only: 127.0.0.2 and 127.0.0.3 refuse.
+      const fetched = yield* multi.fetch(url, () => Effect.void).pipe(
+        Effect.provideService(HostResolver, HostResolver.fixed({ "multi.test": ["127.0.0.2", "127.0.0.3", "127.0.0.1"] }))
+      )
+      expect(fetched.length).toBe(image.length)
+      const failed = yield* Effect.flip(multi.fetch(url, () => Effect.void)).pipe(
+        Effect.provideService(HostResolver, HostResolver.fixed({ "multi.test": ["127.0.0.2", "127.0.0.3"] }))
+      )
+      expect(failed).toMatchObject({ _tag: "ImageUrlFetchFailed", reason: "the connection failed" })
+    }))
+})
+
 describe("ImageFetcher and the upload budget", () => {
   it.live("the announced length is held once, before the body; without one, the 10 MB cap", () =>
     Effect.gen(function* () {

@@ -206,6 +206,20 @@ for (const backend of backends) {
         expect(tried?.count).toBe(1)
       }).pipe(Effect.provide(WebhookDelivery.layerWith({ ...settings("127.0.0.1"), concurrency: 1 }))))
 
+    it.scoped("a receiver's host of several addresses: one that refuses the connection is passed over for the next", () =>
+      Effect.gen(function* () {
+        const { base, received } = yield* webhookReceiver
+        // The receiver listens on 127.0.0.1 only: 127.0.0.2 refuses.
+        const url = `http://hooks.test:${new URL(base).port}/ok/second-address`
+        yield* enqueue(yield* account, url)
+        expect(yield* deliverDue).toBe(1)
+        expect(received.map((r) => r.path)).toEqual(["/ok/second-address"])
+        expect(yield* eventTo(url)).toMatchObject({ state: "delivered", attempts: 1 })
+      }).pipe(
+        Effect.provide(WebhookDelivery.layerWith(settings("hooks.test"))),
+        Effect.provideService(HostResolver, HostResolver.fixed({ "hooks.test": ["127.0.0.2", "127.0.0.1"] }))
+      ))
+
     it.scoped("a redirect is a failed attempt, not followed", () =>
       Effect.gen(function* () {
         const { base, received } = yield* webhookReceiver
