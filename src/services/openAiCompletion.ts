@@ -14,7 +14,7 @@ import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import { APIError, OpenAI } from "openai"
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions"
-import type { DescribeResult, SchemaFields } from "../domain/describe.ts"
+import { type DescribeResult, defaultFields, type SchemaFields } from "../domain/describe.ts"
 import { AnswerTooLong, GenerationFailed } from "../domain/errors.ts"
 import { exceedsAnswerBudget } from "../domain/answerBudget.ts"
 import { decodeAnswer, thoughtsUnfinished } from "../domain/prompt.ts"
@@ -236,7 +236,13 @@ const readAnswer = (
   return Either.match(decodeAnswer(fields, text), {
     // What it said, so an operator can tell a model that ignores the format from one that cannot see.
     onLeft: () => rejected("invalid-answer", new BadAnswer({ reason: "invalid-answer" }), logged(text)),
-    onRight: (result) => exceedsAnswerBudget(Object.values(result)) ? rejected("too-long", new TooLong()) : Effect.succeed(result)
+    onRight: (result) =>
+      exceedsAnswerBudget(Object.values(result))
+        ? rejected("too-long", new TooLong())
+        // A default field left empty is unusable (domain/describeAnswer.ts): worth the other try.
+        : fields.some((field) => defaultFields.includes(field) && result[field.name] === "")
+        ? rejected("empty-answer", new BadAnswer({ reason: "invalid-answer" }), logged(text))
+        : Effect.succeed(result)
   })
 }
 

@@ -392,6 +392,17 @@ describe("OpenAiDescriber answers", () => {
     )
   }
 
+  it.effect("retries an answer that leaves a default field empty once, as any unusable answer; a schema's own field may be empty", () =>
+    withFakeModel([json({ ...goodAnswer, caption: " " }), json(goodAnswer), json({ bookTitle: "" })], {}, (describer, model) =>
+      Effect.gen(function* () {
+        assert.deepStrictEqual(yield* describeWhole(describer, request), goodResult)
+        expect(model.received).toHaveLength(2)
+        const custom = { ...request, fields: [{ name: "bookTitle", description: "The title of the book on the cover" }] }
+        assert.deepStrictEqual(yield* describeWhole(describer, custom), { bookTitle: "" })
+        expect(model.received).toHaveLength(3)
+      })
+    ))
+
   it.effect("accepts a good answer after a refusal", () =>
     withFakeModel([refusal, json(goodAnswer)], {}, (describer) =>
       Effect.map(describeWhole(describer, request), (result) => assert.deepStrictEqual(result, goodResult))
