@@ -15,6 +15,8 @@ export interface PngHeader {
   readonly channels: number
   /** 2 at a depth of 16 bits, else 1 (depths under 8 are widened to one byte). */
   readonly bytesPerSample: number
+  /** An animated PNG's frames, from its acTL chunk (APNG specification); 1 for any other. */
+  readonly frames: number
 }
 
 /** Channels of each colour type: grey 0, RGB 2, palette 3 (decoded as RGB), grey+alpha 4, RGBA 6. */
@@ -27,6 +29,7 @@ const ihdr = typeCode("IHDR")
 const idat = typeCode("IDAT")
 const iend = typeCode("IEND")
 const trns = typeCode("tRNS")
+const actl = typeCode("acTL")
 
 /** The header of a PNG whose first chunk is a whole IHDR; undefined otherwise (the decoder refuses it). */
 export const pngHeader = (bytes: Uint8Array): PngHeader | undefined => {
@@ -38,11 +41,14 @@ export const pngHeader = (bytes: Uint8Array): PngHeader | undefined => {
   const colours = channelsOf[colourType]
   if (colours === undefined) return undefined
   // tRNS, which gives grey, RGB and palette images an alpha channel, must come before IDAT (5.6).
+  // So must acTL, which makes it animated; the decoder shows its default image only.
   let transparency = false
+  let frames = 1
   for (let at = signatureLength; at + 8 <= bytes.length;) {
     const type = chunkType(view, at)
     if (type === idat || type === iend) break
     if (type === trns) transparency = true
+    if (type === actl && at + 12 <= bytes.length) frames = Math.max(1, view.getUint32(at + 8))
     at += 12 + view.getUint32(at)
   }
   return {
@@ -51,7 +57,8 @@ export const pngHeader = (bytes: Uint8Array): PngHeader | undefined => {
     interlaced: bytes[header + 12] === 1,
     // Colour types 4 and 6 have alpha already.
     channels: colours + (transparency && (colourType & 4) === 0 ? 1 : 0),
-    bytesPerSample: bytes[header + 8] === 16 ? 2 : 1
+    bytesPerSample: bytes[header + 8] === 16 ? 2 : 1,
+    frames
   }
 }
 

@@ -16,6 +16,7 @@ import { ImageProcessingFailed, ImageTooLarge, ImageTooManyFrames, ImageTooManyP
 import { detectImageFormat, imageFormatName } from "../domain/imageFormat.ts"
 import { jpegScans, type JpegScans, withoutStrays } from "../domain/jpegMarkers.ts"
 import { maxJpegScans, maxPixels, maxWebpFrames, pixelLimitOf } from "../domain/pixelLimits.ts"
+import { pngHeader } from "../domain/pngHeader.ts"
 import { webpFrames } from "../domain/webpChunks.ts"
 import { limits } from "../domain/limits.ts"
 import { makeFairPermits } from "./fairPermits.ts"
@@ -140,12 +141,14 @@ const decode = (bytes: Uint8Array, format: ImageFormat, pixelLimit: number, take
       return yield* new ImageTooManyPixels({ maxMegapixels: Math.floor(pixelLimit / 1_000_000) })
     }
 
+    // libvips reads an animated PNG as its default image alone: its frames are counted apart.
+    const frames = format === "png" ? pngHeader(bytes)?.frames ?? 1 : header.pages ?? 1
     const asUploaded = sentAsUploaded({
       format,
       bytes,
       width: header.width,
       height: header.height,
-      frames: header.pages ?? 1,
+      frames,
       orientation: header.orientation ?? 1,
       eightBitRgb: header.depth === "uchar" && (header.space === "srgb" || header.space === "b-w"),
       hasAlpha: header.hasAlpha
@@ -175,7 +178,7 @@ const decode = (bytes: Uint8Array, format: ImageFormat, pixelLimit: number, take
         bytes: bytes.length,
         width: header.autoOrient.width,
         height: header.autoOrient.height,
-        frames: header.pages ?? 1,
+        frames,
         hasAlpha: header.hasAlpha
       },
       width: info.width,

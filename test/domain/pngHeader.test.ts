@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Sharp } from "sharp"
 import { pngHeader } from "../../src/domain/pngHeader.ts"
-import { flatPng, solid } from "../fixtures/images.ts"
+import { animatedPng, flatPng, solid } from "../fixtures/images.ts"
 
 const encode = (image: Sharp) => Effect.promise(async () => new Uint8Array(await image.toBuffer()))
 
@@ -13,7 +13,8 @@ describe("pngHeader", () => {
       height: 200,
       interlaced: true,
       channels: 4,
-      bytesPerSample: 2
+      bytesPerSample: 2,
+      frames: 1
     })
     expect(pngHeader(flatPng({ width: 3, height: 2, bitDepth: 1, colourType: 0, interlaced: false }))).toMatchObject({ interlaced: false, channels: 1, bytesPerSample: 1 })
     expect(pngHeader(flatPng({ width: 3, height: 2, bitDepth: 8, colourType: 4, interlaced: false }))).toMatchObject({ channels: 2 })
@@ -27,6 +28,11 @@ describe("pngHeader", () => {
       })
       expect(pngHeader(yield* encode(solid(20, 10, { r: 1, g: 2, b: 3 }, 0.5).png({ palette: true })))).toMatchObject({ channels: 4 })
     }))
+
+  it("an animated PNG's frames from its acTL chunk", () => {
+    const png = flatPng({ width: 3, height: 2, bitDepth: 8, colourType: 2, interlaced: false })
+    expect(pngHeader(animatedPng(png, 24))).toMatchObject({ width: 3, frames: 24 })
+  })
 
   it("undefined when IHDR is not whole and first, or its colour type is unknown", () => {
     const png = flatPng({ width: 3, height: 2, bitDepth: 8, colourType: 2, interlaced: false })

@@ -9,6 +9,7 @@ import { maxJpegScans, maxMegapixels, maxWebpFrames } from "../../src/domain/pix
 import { Images } from "../../src/services/Images.ts"
 import { solid as preparedSolid } from "../domain/preparedImages.ts"
 import {
+  animatedPng,
   animation,
   blackBitmapPng,
   blue,
@@ -165,6 +166,14 @@ layer(Images.layer)("Images.layer", (it) => {
         expect(image.source).toMatchObject({ format: "webp", frames: 3, width: 30, height: 20 })
         expectWellFormed(image)
         expectColour(pixelAt(image, 15, 10), [0, 255, 0, 255], 8)
+      }))
+
+    it.effect("animated PNG: the default image, all frames counted (libvips sees one)", () =>
+      Effect.gen(function* () {
+        const bytes = animatedPng(yield* encode(solid(30, 20, { r: 0, g: 255, b: 0 }).png()), 3)
+        const image = yield* prepare(bytes)
+        expect(image.source).toMatchObject({ format: "png", frames: 3, width: 30, height: 20 })
+        expectColour(pixelAt(image, 15, 10), [0, 255, 0, 255])
       }))
 
     it.effect("lossless WebP keeps exact colours", () =>
