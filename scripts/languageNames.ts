@@ -1,8 +1,9 @@
 /**
  * The names `languageTag` recognises (src/domain/languageTag.ts), from the runtime's ICU data:
- * each two-letter language ICU names, and the regional and script forms people name, under its
- * English name, its English standard name (`Portuguese (Brazil)`) and its name in itself
- * (`français`), folded. The first tag to claim a name keeps it.
+ * each two-letter language ICU names, the regional and script forms people name, then the
+ * three-letter ones (Filipino, Cantonese), each under its English name, its English standard name
+ * (`Portuguese (Brazil)`) and its name in itself (`français`), folded. The first tag to claim a
+ * name keeps it.
  *
  *   bun scripts/languageNames.ts    writes src/domain/languageNames.json
  *
@@ -13,6 +14,8 @@ import { fold } from "../src/domain/languageTag.ts"
 
 const letters = "abcdefghijklmnopqrstuvwxyz"
 const twoLetterCodes = [...letters].flatMap((a) => [...letters].map((b) => `${a}${b}`))
+/** Languages with no two-letter code (Filipino `fil`, Cantonese `yue`), after those that have one. */
+const threeLetterCodes = twoLetterCodes.flatMap((ab) => [...letters].map((c) => `${ab}${c}`))
 
 /** Regional and script forms people name (`Brazilian Portuguese`, `Simplified Chinese`). */
 const variants = [
@@ -29,7 +32,8 @@ export const languageNames = (): Record<string, string> => {
     const key = name === undefined ? "" : fold(name)
     if (key !== "" && !table.has(key)) table.set(key, tag)
   }
-  for (const tag of [...twoLetterCodes.filter((code) => english.of(code) !== undefined), ...variants]) {
+  const named = (codes: ReadonlyArray<string>) => codes.filter((code) => english.of(code) !== undefined)
+  for (const tag of [...named(twoLetterCodes), ...variants, ...named(threeLetterCodes)]) {
     add(english.of(tag), tag)
     add(englishStandard.of(tag), tag)
     add(new Intl.DisplayNames([tag], { type: "language", fallback: "none" }).of(tag), tag)

@@ -23,12 +23,13 @@ describe("languageTag", () => {
   it.each([
     ["French", "fr"], ["FRENCH", "fr"], ["français", "fr"], ["Francais", "fr"], ["German", "de"], ["Deutsch", "de"],
     ["Japanese", "ja"], ["日本語", "ja"], ["Chinese", "zh"], ["Simplified Chinese", "zh-Hans"],
-    ["Brazilian Portuguese", "pt-BR"], ["Portuguese (Brazil)", "pt-BR"], ["Swiss German", "de"], ["Norwegian Bokmål", "nb"]
+    ["Brazilian Portuguese", "pt-BR"], ["Portuguese (Brazil)", "pt-BR"], ["Swiss German", "gsw"], ["Norwegian Bokmål", "nb"],
+    ["Filipino", "fil"], ["Cantonese", "yue"], ["Hawaiian", "haw"], ["Tagalog", "tl"]
   ] as const)("name %j -> %s", (name, tag) => {
     expect(languageTag(name)).toBe(tag)
   })
 
-  it.each(["Elvish", "xx", "zz-ZZ", "constructor", "toString", "Klingon!", "12"])("%j is undetermined: und", (unknown) => {
+  it.each(["Elvish", "xx", "zz-ZZ", "constructor", "toString", "Dothraki!", "12"])("%j is undetermined: und", (unknown) => {
     expect(languageTag(unknown)).toBe("und")
   })
 
