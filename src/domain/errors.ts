@@ -124,7 +124,7 @@ export class AnswerTooLong extends Schema.TaggedError<AnswerTooLong>()("AnswerTo
  * too long or empty where the request gave no schema). Never shown to clients.
  */
 export class GenerationFailed extends Schema.TaggedError<GenerationFailed>()("GenerationFailed", {
-  reason: Schema.Literal("failed", "timeout", "invalid-answer", "refusal", "too-long", "empty-answer", "budget-spent")
+  reason: Schema.Literal("failed", "rejected", "timeout", "invalid-answer", "refusal", "too-long", "empty-answer", "budget-spent")
 }) {}
 
 export type ImageError = InvalidImageFile | ImageTooLarge | ImageTooManyPixels | ImageTooManyScans | ImageTooManyFrames | ImageProcessingFailed

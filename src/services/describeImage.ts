@@ -96,8 +96,14 @@ const prepare = <E extends DescribeError, R>(form: Effect.Effect<DescribeForm, E
     return { request: { ...request, image } satisfies DescribeRequest, schemaGiven }
   }))
 
+/** By kind and, for a failed generation, reason: a wrong model key (`rejected`) shows apart from an outage (`failed`). */
 const countModelError = <A, R>(step: Effect.Effect<A, DescriberError, R>) =>
-  Effect.tapError(step, (error) => Metric.increment(Metric.tagged(modelErrors, "kind", error._tag)))
+  Effect.tapError(step, (error) =>
+    Metric.increment(Metric.tagged(
+      Metric.tagged(modelErrors, "kind", error._tag),
+      "reason",
+      error._tag === "GenerationFailed" ? error.reason : "too-long"
+    )))
 
 /**
  * Checks 4 to 7. The describer starts on the pixels, which are released as their scope closes,

@@ -278,8 +278,10 @@ const toDescriberError = (failure: CallFailure | GenerationFailed): AnswerTooLon
     case "BudgetSpent":
       return new GenerationFailed({ reason: "budget-spent" })
     case "Transient":
-    case "Rejected":
       return new GenerationFailed({ reason: "failed" })
+    // Every describe fails so until the settings change (a wrong key, an unknown model): said apart.
+    case "Rejected":
+      return new GenerationFailed({ reason: "rejected" })
   }
 }
 

@@ -99,6 +99,25 @@ layer(app, { excludeTestServices: true })("POST /api/describe through an OpenAI-
       expect(JSON.stringify(response.body)).not.toMatch(/127\.0\.0\.1|http|gpt/)
     }))
 
+  it.effect("a model endpoint that refuses the request (a wrong key: 401) counts in model_errors_total as rejected, not as an outage", () =>
+    Effect.gen(function* () {
+      const counted = (reason: string) =>
+        HttpClient.HttpClient.pipe(
+          Effect.flatMap((client) => client.get("/metrics")),
+          Effect.flatMap((response) => response.text),
+          Effect.orDie,
+          Effect.map((text) => {
+            const line = text.split("\n").find((l) => l.startsWith("model_errors_total{") && l.includes('kind="GenerationFailed"') && l.includes(`reason="${reason}"`))
+            return line === undefined ? 0 : Number(line.split(" ").at(-1))
+          })
+        )
+      const before = [yield* counted("rejected"), yield* counted("failed")]
+      yield* script([status(401)])
+      const c = yield* customer(1)
+      expect(yield* postDescribe({ image: jpeg }, c.token)).toEqual(internalError)
+      expect([yield* counted("rejected"), yield* counted("failed")]).toEqual([before[0]! + 1, before[1]])
+    }))
+
   it.effect("200 with the model's values trimmed and alt_text; one request; exactly one credit", () =>
     Effect.gen(function* () {
       const model = yield* script([json(goodAnswer)])

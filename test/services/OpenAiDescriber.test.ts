@@ -582,10 +582,10 @@ describe("OpenAiDescriber failures", () => {
   )
 
   for (const code of [400, 401, 404]) {
-    it.effect(`does not retry a ${code}`, () =>
+    it.effect(`does not retry a ${code}: rejected, said apart from an outage`, () =>
       withFakeModel([status(code)], {}, (describer, model) =>
         Effect.gen(function* () {
-          expectFailure(yield* Effect.flip(describeWhole(describer, request)), "failed")
+          expectFailure(yield* Effect.flip(describeWhole(describer, request)), "rejected")
           expect(model.received).toHaveLength(1)
         })
       )
