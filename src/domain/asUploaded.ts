@@ -44,8 +44,9 @@ export interface UploadedImageFacts {
 /**
  * The upload goes as it came when the endpoint takes its format and it is exactly what the JPEG
  * made from it would show: one frame, upright, at most the longest side of the model's image,
- * 8-bit sRGB or grey, opaque (transparency is flattened for the model, domain/backdrop.ts; some models read
- * it as black), no more bytes than `maxBytesPerPixel` allows, and nothing in it but the image.
+ * 8-bit sRGB or grey, opaque (transparency is flattened for the model, domain/backdrop.ts; some
+ * models read it as black), no more bytes than `maxBytesPerPixel` allows, and nothing in it but
+ * the image.
  */
 export const sentAsUploaded = (image: UploadedImageFacts, formats: ReadonlyArray<AsUploadedFormat>): boolean => {
   const format = formats.find((taken) => taken === image.format)

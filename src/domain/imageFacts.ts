@@ -57,7 +57,10 @@ const perceivedLightness = (r: number, g: number, b: number): number => {
 const brightnessOf = (meanLightness: number): Brightness =>
   meanLightness < 35 ? "dark" : meanLightness > 65 ? "bright" : "medium"
 
-/** Up to 3 families covering at least 10% each (of the opacity seen), most covering first, each in its commonest shade. */
+/**
+ * Up to 3 families covering at least 10% each (of the opacity seen), most covering first, each in
+ * its commonest shade.
+ */
 const dominantColours = (counts: Float64Array, visible: number): ReadonlyArray<NamedColour> =>
   colourFamilies
     .map((_, family) => {

@@ -121,7 +121,8 @@ export const valueGuard = (field: SchemaField): (value: string) => string =>
   defaultFields.includes(field) ? guardAltText : collapseWhitespace
 
 /**
- * Reads the model's text (`answerObjects`, the first that decodes): JSON holding exactly the requested keys, all strings.
+ * Reads the model's text (`answerObjects`, the first that decodes): JSON holding exactly the
+ * requested keys, all strings.
  * Every value is trimmed, its whitespace collapsed; the default fields' lose a leading "Image of" too
  * (`guardAltText`), a schema's own fields keep theirs (`valueGuard`). Keys come out in
  * the requested order (JavaScript still lists integer-like names such as `"2"` first in any object).
