@@ -94,27 +94,44 @@ export const thoughtsUnfinished = (text: string): boolean =>
   text.trimStart().startsWith("<think>") && !text.includes("</think>")
 
 /**
- * What may be the JSON object in a model's text (`decodeAnswer`), in the order to try them:
- * endpoints in JSON mode still wrap it in a Markdown fence, on one line or several; small local
- * models put a sentence before or after it, which may hold braces of its own; reasoning models
- * served without a reasoning parser (DeepSeek-R1 on vLLM) write their thoughts first, ending at
- * `</think>`, which go first (whether or not the text opens with `<think>`: Qwen3's and
- * DeepSeek-R1's templates put that in the prompt). The object that opens at the first `{` comes
- * first, its braces matched, then everything from there to the last `}`. What is taken must still
- * be exactly the requested keys. Each step is one linear scan: the text may be 512 KiB of anything.
+ * Where a reasoning model's answer may start, most likely first: after the last `</think>`, after
+ * the first (a value may mention the tag), then the whole text (one that never thought). Its
+ * thoughts end at `</think>` whether or not the text opens with `<think>`: Qwen3's and
+ * DeepSeek-R1's templates put that in the prompt.
  */
-export const answerObjects = (text: string): ReadonlyArray<string> => {
-  if (thoughtsUnfinished(text)) return [""]
-  const thoughtsEnd = text.lastIndexOf("</think>")
-  const answer = thoughtsEnd === -1 ? text : text.slice(thoughtsEnd + "</think>".length)
+const afterThoughts = (text: string): ReadonlyArray<string> => {
+  const first = text.indexOf("</think>")
+  if (first === -1) return [text]
+  const last = text.lastIndexOf("</think>")
+  return [text.slice(last + "</think>".length), text.slice(first + "</think>".length), text]
+}
+
+/**
+ * Whether a text cut by the output budget had begun its answer: after any thoughts, a line that
+ * opens a JSON object or a Markdown fence. Thoughts that mention a brace in a sentence ("one JSON
+ * object like {…}") had not.
+ */
+export const answerBegan = (text: string): boolean => /^[ \t]*(\{|```)/m.test(afterThoughts(text)[0] ?? text)
+
+/** The object that opens at the first `{`, its braces matched, then everything from there to the last `}`. */
+const objectsIn = (answer: string): ReadonlyArray<string> => {
   const first = answer.search(/[[{]/)
   const last = answer.lastIndexOf("}")
   // An array is an answer of another shape, not an object with words around it.
   if (first === -1 || answer[first] !== "{" || last < first) return [answer]
-  const matched = answer.slice(first, valueEnd(answer, first))
-  const widest = answer.slice(first, last + 1)
-  return matched === widest ? [matched] : [matched, widest]
+  return [answer.slice(first, valueEnd(answer, first)), answer.slice(first, last + 1)]
 }
+
+/**
+ * What may be the JSON object in a model's text (`decodeAnswer`), in the order to try them:
+ * endpoints in JSON mode still wrap it in a Markdown fence, on one line or several; small local
+ * models put a sentence before or after it, which may hold braces of its own; reasoning models
+ * served without a reasoning parser (DeepSeek-R1 on vLLM) write their thoughts first
+ * (`afterThoughts`). What is taken must still be exactly the requested keys. Each step is a linear
+ * scan, a few of them: the text may be 512 KiB of anything.
+ */
+export const answerObjects = (text: string): ReadonlyArray<string> =>
+  thoughtsUnfinished(text) ? [""] : [...new Set(afterThoughts(text).flatMap(objectsIn))]
 
 /** The tidy-up of one field's value (altTextGuard.ts): the opener rule only for the default fields of §2.2. */
 export const valueGuard = (field: SchemaField): (value: string) => string =>

@@ -17,7 +17,7 @@ import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/ch
 import { type DescribeResult, defaultFields, type SchemaFields } from "../domain/describe.ts"
 import { AnswerTooLong, GenerationFailed } from "../domain/errors.ts"
 import { exceedsAnswerBudget } from "../domain/answerBudget.ts"
-import { decodeAnswer, thoughtsUnfinished } from "../domain/prompt.ts"
+import { answerBegan, decodeAnswer, thoughtsUnfinished } from "../domain/prompt.ts"
 import { retryAfterMillis } from "../domain/retryAfter.ts"
 import { cappedFetch, ReplyTooLarge } from "./cappedFetch.ts"
 import { isAzureOpenAi, type OpenAiConfig } from "../config/ModelConfig.ts"
@@ -35,8 +35,8 @@ const maxReplyBytes = 512 * 1024
 class Transient extends Data.TaggedError("Transient")<{ readonly retryAfterMs: number | undefined }> {}
 /** Any other 4xx (bad key, unknown model, unsupported parameter): retrying cannot help. */
 class Rejected extends Data.TaggedError("Rejected") {}
-/** An answer we cannot use: broken JSON, wrong keys, non-string values, or a refusal. */
-class BadAnswer extends Data.TaggedError("BadAnswer")<{ readonly reason: "invalid-answer" | "refusal" }> {}
+/** An answer we cannot use: broken JSON, wrong keys, non-string values, a refusal, or a default field left empty. */
+class BadAnswer extends Data.TaggedError("BadAnswer")<{ readonly reason: "invalid-answer" | "refusal" | "empty-answer" }> {}
 /** The answer hit the output budget: `finish_reason: "length"`, over §2.2's words, or over the byte cap. */
 class TooLong extends Data.TaggedError("TooLong") {}
 /**
@@ -193,17 +193,17 @@ const textOf = (content: typeof Content.Type | null | undefined): string =>
   typeof content === "string" ? content : (content ?? []).map((part) => (part.type === "text" ? part.text ?? "" : "")).join("")
 
 /**
- * Cut off by the budget before its answer began: no `{` yet (no text, or thoughts whose opening
- * `<think>` was in the prompt, as Qwen3's and DeepSeek-R1's templates put it), thoughts that
- * never ended (a reasoning model served without a reasoning parser), or reasoning most of what
- * was written.
+ * Cut off by the budget before its answer began (`answerBegan`: no text, or thoughts whose
+ * opening `<think>` was in the prompt, as Qwen3's and DeepSeek-R1's templates put it), thoughts
+ * that never ended (a reasoning model served without a reasoning parser), or reasoning most of
+ * what was written.
  * A schema is not to blame then (§7.1's 400 is for the answer it asks for).
  */
 const spentOnReasoning = (completion: Completion, text: string) => {
   const usage = Option.getOrUndefined(usageOf(completion))
   const reasoning = usage?.completion_tokens_details?.reasoning_tokens ?? 0
   const written = usage?.completion_tokens ?? 0
-  return !text.includes("{") || thoughtsUnfinished(text) || (reasoning > 0 && reasoning * 2 >= written)
+  return !answerBegan(text) || thoughtsUnfinished(text) || (reasoning > 0 && reasoning * 2 >= written)
 }
 
 /**
@@ -241,7 +241,7 @@ const readAnswer = (
         ? rejected("too-long", new TooLong())
         // A default field left empty is unusable (domain/describeAnswer.ts): worth the other try.
         : fields.some((field) => defaultFields.includes(field) && result[field.name] === "")
-        ? rejected("empty-answer", new BadAnswer({ reason: "invalid-answer" }), logged(text))
+        ? rejected("empty-answer", new BadAnswer({ reason: "empty-answer" }), logged(text))
         : Effect.succeed(result)
   })
 }

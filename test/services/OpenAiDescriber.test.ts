@@ -403,6 +403,14 @@ describe("OpenAiDescriber answers", () => {
       })
     ))
 
+  it.effect("an answer that leaves a default field empty twice fails as empty-answer", () =>
+    withFakeModel([json({ ...goodAnswer, title: "" })], {}, (describer, model) =>
+      Effect.gen(function* () {
+        expectFailure(yield* Effect.flip(describeWhole(describer, request)), "empty-answer")
+        expect(model.received).toHaveLength(2)
+      })
+    ))
+
   it.effect("accepts a good answer after a refusal", () =>
     withFakeModel([refusal, json(goodAnswer)], {}, (describer) =>
       Effect.map(describeWhole(describer, request), (result) => assert.deepStrictEqual(result, goodResult))
