@@ -59,6 +59,15 @@ interface Outcome {
   readonly final: boolean
 }
 
+/**
+ * URLs of one account left unanswered `within` a while that hold all its events for the rest of
+ * it: one dead `webhookUrl` leaves the account's other receivers served, but an account cannot
+ * keep workers busy with a new dead URL after another (`?n=1`, `?n=2`…: each costs a whole
+ * time-out before its own pause; found by review). Not the URLs' pauses, which grow to hours:
+ * the account's working receivers would wait that long.
+ */
+const silentUrls = { holdingAccount: 2, within: Duration.minutes(1) }
+
 /** How long delivered and abandoned events (and their attempts) are kept, for the dashboard. */
 export const endedEventRetention = Duration.days(30)
 
@@ -84,7 +93,8 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
 
       /**
        * The oldest due event of an account with fewer than `perAccount` attempts in flight (a claim
-       * whose lease has not run out) and whose receiver is not paused (`pause`); on this process's
+       * whose lease has not run out) and whose receiver is not paused (`pause`), nor two of its
+       * receivers lately (`silentUrls`); on this process's
        * last free worker (`lastWorker`), of an account with none, so that accounts whose receivers
        * hang never hold every worker. Claims take turns (a transaction lock), so each counts the
        * claims made before it, on every replica. Oldest first, read from the due index: a claim
@@ -99,7 +109,10 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
           yield* sql`SELECT pg_advisory_xact_lock(hashtextextended('webhook-claim', 0))`
           const [event] = yield* sql<Claimed>`WITH busy AS (
               SELECT account_id FROM webhook_events WHERE state = 'pending' AND claim_id IS NOT NULL AND next_attempt_at > ${at}
-              GROUP BY account_id HAVING count(*) >= ${lastWorker ? 1 : settings.perAccount})
+              GROUP BY account_id HAVING count(*) >= ${lastWorker ? 1 : settings.perAccount}
+              UNION SELECT account_id FROM webhook_receiver_pauses
+              WHERE failed_at > ${new Date(at.getTime() - Duration.toMillis(silentUrls.within))}
+              GROUP BY account_id HAVING count(*) >= ${silentUrls.holdingAccount})
             UPDATE webhook_events SET attempts = attempts + 1, claim_id = ${claimId},
             next_attempt_at = ${new Date(at.getTime() + Duration.toMillis(lease))}
             WHERE id = (SELECT id FROM webhook_events e WHERE state = 'pending' AND next_attempt_at <= ${at}
@@ -143,7 +156,8 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
        * A receiver (an account's URL) that did not answer is left alone for a while: the account's
        * other events to it wait instead of each holding a worker for a whole time-out, so that as
        * many accounts whose receivers hang as there are workers cannot hold them all for long
-       * (README, Webhooks); its events to other URLs go out.
+       * (README, Webhooks); its events to other URLs go out, unless `silentUrls` of its
+       * URLs went unanswered lately.
        */
       const pause = (event: Claimed, at: Date) =>
         Effect.gen(function* () {
@@ -151,9 +165,10 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
             WHERE account_id = ${event.accountId} AND url = ${event.url}`
           const failures = (paused?.failures ?? 0) + 1
           const until = new Date(at.getTime() + Duration.toMillis(receiverPause(failures)))
-          yield* sql`INSERT INTO webhook_receiver_pauses (account_id, url, failures, until)
-            VALUES (${event.accountId}, ${event.url}, ${failures}, ${until})
-            ON CONFLICT (account_id, url) DO UPDATE SET failures = EXCLUDED.failures, until = EXCLUDED.until`
+          yield* sql`INSERT INTO webhook_receiver_pauses (account_id, url, failures, failed_at, until)
+            VALUES (${event.accountId}, ${event.url}, ${failures}, ${at}, ${until})
+            ON CONFLICT (account_id, url) DO UPDATE
+            SET failures = EXCLUDED.failures, failed_at = EXCLUDED.failed_at, until = EXCLUDED.until`
         })
 
       /** Records the attempt and what follows: delivered, due again later, or abandoned. */

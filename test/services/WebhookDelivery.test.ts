@@ -189,6 +189,37 @@ for (const backend of backends) {
         expect(yield* attempts).toEqual([1, 1, 1])
       }).pipe(Effect.provide(WebhookDelivery.layerWith({ ...settings("127.0.0.1"), concurrency: 1 }))))
 
+    it.scoped("an account whose two URLs went unanswered within a minute waits whole for the rest of it: a new dead URL after another cannot keep workers busy", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(Date.now())
+        const { base, received } = yield* webhookReceiver
+        const [silent, other] = [yield* account, yield* account]
+        const closed = `http://127.0.0.1:${yield* freePort}/hook`
+        for (const n of [1, 2, 3]) {
+          yield* enqueue(silent, `${closed}?n=${n}`)
+          yield* TestClock.adjust("1 millis")
+        }
+        yield* enqueue(silent, `${base}/ok/same-account`)
+        yield* enqueue(other, `${base}/ok/other-account`)
+        const tried = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+          sql<{ attempts: number }>`SELECT attempts FROM webhook_events WHERE account_id = ${silent} ORDER BY created_at`).pipe(
+          Effect.orDie,
+          Effect.map((rows) => rows.map((row) => row.attempts))
+        )
+        // One worker: two dead URLs tried, then the account waits; the other account's event goes out.
+        expect(yield* deliverDue).toBe(3)
+        expect(received.map((r) => r.path)).toEqual(["/ok/other-account"])
+        expect(yield* tried).toEqual([1, 1, 0, 0])
+        // Within the minute, nothing more of that account, though the two pauses of 5 s are over.
+        yield* TestClock.adjust("30 seconds")
+        expect(yield* deliverDue).toBe(0)
+        // Past it, oldest due first: the third dead URL, the working one (served), the first again; held again.
+        yield* TestClock.adjust("31 seconds")
+        expect(yield* deliverDue).toBe(3)
+        expect(yield* tried).toEqual([2, 1, 1, 1])
+        expect(received.map((r) => r.path)).toEqual(["/ok/other-account", "/ok/same-account"])
+      }).pipe(Effect.provide(WebhookDelivery.layerWith({ ...settings("127.0.0.1"), concurrency: 1 }))))
+
     it.scoped("a paused receiver's backlog of 300 events does not hold up another account's event queued after it", () =>
       Effect.gen(function* () {
         yield* TestClock.setTime(Date.now())

@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 /**
  * Webhook receivers that did not answer, each an account's URL, left alone until `until`
  * (services/WebhookDelivery.ts): the account's events to that URL wait, its events to other URLs
- * go out. 0013's pauses held back all of an account's events: one batch's dead URL delayed the
+ * go out, unless two of its URLs went unanswered lately (`failed_at`). 0013's pauses held back all of an account's events: one batch's dead URL delayed the
  * others' working ones for hours (found by review). That table stays for the replicas of the
  * version before this one while a rolling upgrade runs; this version neither reads nor writes it.
  */
@@ -13,6 +13,7 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
     account_id uuid NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
     url text NOT NULL,
     failures integer NOT NULL,
+    failed_at timestamptz NOT NULL,
     until timestamptz NOT NULL,
     PRIMARY KEY (account_id, url)
   )`)
