@@ -132,8 +132,8 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
             const addresses = yield* checkedAddresses(settings.allow, url).pipe(Effect.provideService(HostResolver, resolver))
             const timestamp = Math.floor((yield* Clock.currentTimeMillis) / 1000)
             const headers = signedHeaders([yield* accounts.secretOf(event.accountId)], { id: event.id, timestamp, body: event.payload })
-            // A failed connection means no status came: another address may answer (at least once).
-            return yield* onEachAddress(addresses, (address) => postTo(url, address, headers, event.payload), () => true)
+            // Another address only when this one was never connected to: the event was not sent twice.
+            return yield* onEachAddress(addresses, (address) => postTo(url, address, headers, event.payload), (failed) => failed.unconnected)
           }).pipe(
             Effect.timeoutFail({
               duration: settings.timeout,

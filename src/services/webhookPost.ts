@@ -17,8 +17,14 @@ export interface PostAnswer {
   readonly excerpt: Effect.Effect<string>
 }
 
-/** No answer: the connection failed or closed first. */
-export class PostFailed extends Data.TaggedError("PostFailed")<{ readonly reason: string }> {}
+/**
+ * No answer: the connection failed or closed first. `unconnected` when it was never made (refused,
+ * unreachable): the receiver cannot have seen the event, so another of its addresses may be tried.
+ */
+export class PostFailed extends Data.TaggedError("PostFailed")<{ readonly reason: string; readonly unconnected: boolean }> {}
+
+/** Errors of a connection that was never made. */
+const unconnectedCodes = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL", "EAFNOSUPPORT"])
 
 /** The bytes of a reply body kept, to show what a failing receiver said. */
 export const excerptBytes = 512
@@ -72,7 +78,10 @@ export const postTo = (
       settle(Effect.succeed({ status: response.statusCode ?? 0, excerpt: Effect.promise(() => excerpt) }))
     })
     request.on("error", (error: NodeJS.ErrnoException) =>
-      settle(Effect.fail(new PostFailed({ reason: `the connection failed${error.code === undefined ? "" : ` (${error.code})`}` }))))
+      settle(Effect.fail(new PostFailed({
+        reason: `the connection failed${error.code === undefined ? "" : ` (${error.code})`}`,
+        unconnected: unconnectedCodes.has(error.code ?? "")
+      }))))
     request.end(bytes)
     return Effect.sync(() => request.destroy())
   })

@@ -8,6 +8,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Clock, Duration, Effect, Either, Fiber, Layer, Logger, LogLevel, Redacted, Schedule, TestClock } from "effect"
+import * as net from "node:net"
 import { Webhook } from "standardwebhooks"
 import { ServicesLive } from "../../src/app.ts"
 import * as Database from "../../src/db/Database.ts"
@@ -246,6 +247,27 @@ for (const backend of backends) {
         expect(yield* deliverDue).toBe(1)
         expect(received.map((r) => r.path)).toEqual(["/ok/second-address"])
         expect(yield* eventTo(url)).toMatchObject({ state: "delivered", attempts: 1 })
+      }).pipe(
+        Effect.provide(WebhookDelivery.layerWith(settings("hooks.test"))),
+        Effect.provideService(HostResolver, HostResolver.fixed({ "hooks.test": ["127.0.0.2", "127.0.0.1"] }))
+      ))
+
+    it.scoped("an address that took the event and dropped the connection is not followed by the next: the event is not sent twice in one attempt", () =>
+      Effect.gen(function* () {
+        const { base, received } = yield* webhookReceiver
+        const port = Number(new URL(base).port)
+        // On 127.0.0.2, the receiver's port: reads the request, then resets the connection.
+        const dropping = net.createServer((socket) => socket.once("data", () => socket.resetAndDestroy()))
+        yield* Effect.acquireRelease(
+          Effect.async<void>((resume) => void dropping.listen(port, "127.0.0.2", () => resume(Effect.void))),
+          () => Effect.sync(() => dropping.close())
+        )
+        const url = `http://hooks.test:${port}/ok/once`
+        yield* enqueue(yield* account, url)
+        expect(yield* deliverDue).toBe(1)
+        expect(received).toEqual([])
+        expect(yield* attemptsTo(url)).toMatchObject([{ attempt: 1, status: null }])
+        expect(yield* eventTo(url)).toMatchObject({ state: "pending", attempts: 1 })
       }).pipe(
         Effect.provide(WebhookDelivery.layerWith(settings("hooks.test"))),
         Effect.provideService(HostResolver, HostResolver.fixed({ "hooks.test": ["127.0.0.2", "127.0.0.1"] }))
