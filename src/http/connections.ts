@@ -63,26 +63,29 @@ const bodyUnread = (request: HttpServerRequest.HttpServerRequest) => {
  * A 413's body is never read.
  */
 export const dropLimits = {
-  small: { maxBytes: 1024 * 1024, timeout: Duration.seconds(1) },
-  large: { maxBytes: limits.bodyBytes, timeout: Duration.seconds(5) },
+  small: { maxBytes: 1024 * 1024, timeout: Duration.seconds(1), lingerBytes: 0 },
+  large: { maxBytes: limits.bodyBytes, timeout: Duration.seconds(5), lingerBytes: 1024 * 1024 },
   largeBudgetBytes: 2 * limits.bodyBytes,
   /**
-   * Past a limit the body is not dropped, yet read on while more keeps coming (each piece within
-   * `quiet` of the last), up to `maxBytes` more: a body that ends or stalls just past the limit is
-   * then read to where it stops, and the answer's close finds nothing unread, which the kernel
-   * would answer with a reset that can discard the answer before the client reads it (the likely
-   * loss, in CI, of a 401 to a chunked body stalled 16 bytes past the limit and short of its end).
+   * Past a large limit the body is not dropped, yet read on while more keeps coming (each piece
+   * within `lingerQuiet` of the last), up to its `lingerBytes` more (held from the budget too): a
+   * body that ends or stalls just past the limit is then read to where it stops, and the answer's
+   * close finds nothing unread, which the kernel would answer with a reset that can discard the
+   * answer before the client reads it (the likely loss, in CI, of a 401 to a chunked body stalled
+   * 16 bytes past the limit and short of its end). Small drops, run without the budget, do not.
    */
-  linger: { maxBytes: 1024 * 1024, quiet: Duration.millis(250) }
+  lingerQuiet: Duration.millis(250)
 } as const
 
+type DropLimit = typeof dropLimits.small | typeof dropLimits.large
+
 /** Whether the body came whole within `limit` (read and dropped), so the connection may stay open. */
-const readAndDrop = (request: HttpServerRequest.HttpServerRequest, limit: { readonly maxBytes: number; readonly timeout: Duration.Duration }) =>
+const readAndDrop = (request: HttpServerRequest.HttpServerRequest, limit: DropLimit) =>
   Effect.scoped(Effect.flatMap(Stream.toPull(request.stream), (pull) => {
     const readOn = (read: number): Effect.Effect<boolean> => {
       const over = read > limit.maxBytes
-      if (read > limit.maxBytes + dropLimits.linger.maxBytes) return Effect.succeed(false)
-      const next = over ? Effect.timeoutFail(pull, { duration: dropLimits.linger.quiet, onTimeout: () => Option.none() }) : pull
+      if (read > limit.maxBytes + limit.lingerBytes) return Effect.succeed(false)
+      const next = over ? Effect.timeoutFail(pull, { duration: dropLimits.lingerQuiet, onTimeout: () => Option.none() }) : pull
       return Effect.matchEffect(next, {
         // The end (or, past the limit, a pause): whole if within it; a broken body is not whole.
         onFailure: Option.match({ onNone: () => Effect.succeed(!over), onSome: () => Effect.succeed(false) }),
@@ -102,7 +105,8 @@ const droppedWhole = (budget: Effect.Semaphore) => (request: HttpServerRequest.H
   const size = announced === undefined ? undefined : Number(announced)
   if (size !== undefined && size <= dropLimits.small.maxBytes) return readAndDrop(request, dropLimits.small)
   if (size !== undefined && !(size <= dropLimits.large.maxBytes)) return Effect.succeed(false)
-  return budget.withPermitsIfAvailable(size ?? dropLimits.large.maxBytes)(readAndDrop(request, dropLimits.large)).pipe(
+  const { large } = dropLimits
+  return budget.withPermitsIfAvailable(size ?? large.maxBytes + large.lingerBytes)(readAndDrop(request, large)).pipe(
     Effect.flatMap(Option.match({
       onSome: Effect.succeed,
       // Of unknown size (chunked), as much as a small body may be.
