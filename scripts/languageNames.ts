@@ -32,8 +32,15 @@ export const languageNames = (): Record<string, string> => {
     const key = name === undefined ? "" : fold(name)
     if (key !== "" && !table.has(key)) table.set(key, tag)
   }
-  const named = (codes: ReadonlyArray<string>) => codes.filter((code) => english.of(code) !== undefined)
-  for (const tag of [...named(twoLetterCodes), ...variants, ...named(threeLetterCodes)]) {
+  // Only a code that is its own canonical form: ICU names retired aliases (`mo` and `drw`, for
+  // Romanian and Dari, whose codes are `ro` and `prs`) as what they stand for. A three-letter one
+  // must be its own language too (`cld`, a dialect, is named "Syriac", which is `syr`).
+  const named = (codes: ReadonlyArray<string>, ownLanguage: boolean) =>
+    codes.filter((code) =>
+      english.of(code) !== undefined && Intl.getCanonicalLocales(code)[0] === code &&
+      (!ownLanguage || new Intl.Locale(code).maximize().language === code)
+    )
+  for (const tag of [...named(twoLetterCodes, false), ...variants, ...named(threeLetterCodes, true)]) {
     add(english.of(tag), tag)
     add(englishStandard.of(tag), tag)
     add(new Intl.DisplayNames([tag], { type: "language", fallback: "none" }).of(tag), tag)

@@ -24,7 +24,8 @@ describe("languageTag", () => {
     ["French", "fr"], ["FRENCH", "fr"], ["français", "fr"], ["Francais", "fr"], ["German", "de"], ["Deutsch", "de"],
     ["Japanese", "ja"], ["日本語", "ja"], ["Chinese", "zh"], ["Simplified Chinese", "zh-Hans"],
     ["Brazilian Portuguese", "pt-BR"], ["Portuguese (Brazil)", "pt-BR"], ["Swiss German", "gsw"], ["Norwegian Bokmål", "nb"],
-    ["Filipino", "fil"], ["Cantonese", "yue"], ["Hawaiian", "haw"], ["Tagalog", "tl"]
+    ["Filipino", "fil"], ["Cantonese", "yue"], ["Hawaiian", "haw"], ["Tagalog", "tl"], ["Romanian", "ro"], ["Yiddish", "yi"],
+    ["Dari", "prs"], ["Syriac", "syr"], ["Hmong", "hmn"]
   ] as const)("name %j -> %s", (name, tag) => {
     expect(languageTag(name)).toBe(tag)
   })
