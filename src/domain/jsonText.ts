@@ -22,6 +22,21 @@ const stringEnd = (text: string, i: number) => {
   return i
 }
 
+/**
+ * Whether `text` ends inside an object: a `{` that nothing closes, strings within objects read as
+ * strings. Any text; one scan.
+ */
+export const endsInsideObject = (text: string): boolean => {
+  let depth = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 0x22 && depth > 0) i = stringEnd(text, i) - 1
+    else if (c === 0x7b) depth++
+    else if (c === 0x7d && depth > 0) depth--
+  }
+  return depth > 0
+}
+
 /** Past the value that starts at `i`. */
 export const valueEnd = (text: string, i: number): number => {
   const c = text.charCodeAt(i)

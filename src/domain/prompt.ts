@@ -15,7 +15,7 @@ import { type DescribeRequest, type DescribeResult, defaultFields, type SchemaFi
 import { limits } from "./limits.ts"
 import { languageOrDefault } from "./describeForm.ts"
 import { collapseWhitespace, guardAltText } from "./altTextGuard.ts"
-import { valueEnd } from "./jsonText.ts"
+import { endsInsideObject, valueEnd } from "./jsonText.ts"
 import type { Backdrop } from "./backdrop.ts"
 
 /** The part of a describe request the prompt depends on. */
@@ -107,11 +107,11 @@ const afterThoughts = (text: string): ReadonlyArray<string> => {
 }
 
 /**
- * Whether a text cut by the output budget had begun its answer: after any thoughts, a line that
- * opens a JSON object or a Markdown fence. Thoughts that mention a brace in a sentence ("one JSON
- * object like {…}") had not.
+ * Whether a text cut by the output budget had begun its answer: it ends inside an object, after
+ * thoughts or with none (`afterThoughts`). Thoughts that mention an object ("one JSON object like
+ * {…} for the cover") had not, whether or not a `<think>` opened them.
  */
-export const answerBegan = (text: string): boolean => /^[ \t]*(\{|```)/m.test(afterThoughts(text)[0] ?? text)
+export const answerBegan = (text: string): boolean => afterThoughts(text).some(endsInsideObject)
 
 /** The object that opens at the first `{`, its braces matched, then everything from there to the last `}`. */
 const objectsIn = (answer: string): ReadonlyArray<string> => {
@@ -127,11 +127,16 @@ const objectsIn = (answer: string): ReadonlyArray<string> => {
  * endpoints in JSON mode still wrap it in a Markdown fence, on one line or several; small local
  * models put a sentence before or after it, which may hold braces of its own; reasoning models
  * served without a reasoning parser (DeepSeek-R1 on vLLM) write their thoughts first
- * (`afterThoughts`). What is taken must still be exactly the requested keys. Each step is a linear
- * scan, a few of them: the text may be 512 KiB of anything.
+ * (`afterThoughts`). An object found before the last `</think>` counts only if that tag is in it
+ * (a value that mentions it): otherwise it is a draft in the thoughts. What is taken must still be
+ * exactly the requested keys. Each step is a linear scan, a few of them: the text may be 512 KiB
+ * of anything.
  */
-export const answerObjects = (text: string): ReadonlyArray<string> =>
-  thoughtsUnfinished(text) ? [""] : [...new Set(afterThoughts(text).flatMap(objectsIn))]
+export const answerObjects = (text: string): ReadonlyArray<string> => {
+  if (thoughtsUnfinished(text)) return [""]
+  const [afterLast = text, ...earlier] = afterThoughts(text)
+  return [...new Set([...objectsIn(afterLast), ...earlier.flatMap(objectsIn).filter((found) => found.includes("</think>"))])]
+}
 
 /** The tidy-up of one field's value (altTextGuard.ts): the opener rule only for the default fields of §2.2. */
 export const valueGuard = (field: SchemaField): (value: string) => string =>

@@ -199,10 +199,20 @@ describe("decodeAnswer", () => {
   it("tells an answer begun from thoughts cut by the budget, braces in them or not", () => {
     expect(answerBegan('{"title": "Red squ')).toBe(true)
     expect(answerBegan('Here it is:\n```json\n{"title": "Red')).toBe(true)
+    expect(answerBegan('Sure! Here is the JSON: {"title": "Red squ')).toBe(true)
     expect(answerBegan('I will write it.</think>\n  {"title": "Red')).toBe(true)
+    expect(answerBegan('<think>ok</think>\n{"title": "A code editor showing </think> and mor')).toBe(true)
+    expect(answerBegan("\uFEFF{\"title\": \"Red")).toBe(true)
     expect(answerBegan("")).toBe(false)
     expect(answerBegan('Okay, the user wants one JSON object like {"bookTitle": ...} for the cover, so I')).toBe(false)
     expect(answerBegan('<think>First {"title": ...}</think>\nThe answer is')).toBe(false)
+  })
+
+  it("never takes a draft in the thoughts for the answer", () => {
+    const draft = `<think>Draft: ${JSON.stringify(valid)} hmm</think>\n`
+    expect(Either.isLeft(decodeAnswer(fields, `${draft}{"broken": `))).toBe(true)
+    expect(Either.isLeft(decodeAnswer(fields, `${draft}I can't help with that.`))).toBe(true)
+    expect(Either.isLeft(decodeAnswer(fields, `Draft: ${JSON.stringify(valid)} hmm</think>\nI cannot describe this image.`))).toBe(true)
   })
 
   it("reads an answer whose value mentions </think>, with thoughts before it or none", () => {
