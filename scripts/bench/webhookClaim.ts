@@ -57,7 +57,7 @@ const measure = (kind: Backlog, backlog: number) =>
       yield* sql`INSERT INTO webhook_events (id, account_id, url, type, payload, created_at, state, next_attempt_at)
         VALUES ('msg_paused', ${pausedOwner}, 'http://127.0.0.1:9/hook', 'batch.completed', 'p', now(), 'pending', now() - interval '1 hour')`
     }
-    yield* sql`INSERT INTO webhook_receiver_pauses (account_id, url, failures, failed_at, until)
+    yield* sql`INSERT INTO webhook_receiver_pauses (account_id, url, failures, timed_out_at, until)
       VALUES (${pausedOwner}, 'http://127.0.0.1:9/hook', 3, now(), now() + interval '1 hour')`
     for (let i = 0; i < otherAccounts; i++) {
       const other = crypto.randomUUID()

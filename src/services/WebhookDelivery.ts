@@ -57,14 +57,17 @@ interface Outcome {
   readonly excerpt: string | null
   /** No retry whatever the schedule says: the address is refused. */
   readonly final: boolean
+  /** No answer within the whole time-out: the attempt held a worker that long. */
+  readonly timedOut?: true
 }
 
 /**
- * URLs of one account left unanswered `within` a while that hold all its events for the rest of
+ * URLs of one account that timed out `within` a while, which hold all its events for the rest of
  * it: one dead `webhookUrl` leaves the account's other receivers served, but an account cannot
- * keep workers busy with a new dead URL after another (`?n=1`, `?n=2`…: each costs a whole
- * time-out before its own pause; found by review). Not the URLs' pauses, which grow to hours:
- * the account's working receivers would wait that long.
+ * keep workers busy with a new hanging URL after another (`?n=1`, `?n=2`…: each costs a whole
+ * time-out before its own pause; found by review). Time-outs only: a refused connection costs no
+ * worker, and counting it held an account's working receiver ten minutes behind 20 dead URLs.
+ * Not the URLs' pauses, which grow to hours: the working receivers would wait that long.
  */
 const silentUrls = { holdingAccount: 2, within: Duration.minutes(1) }
 
@@ -94,7 +97,7 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
       /**
        * The oldest due event of an account with fewer than `perAccount` attempts in flight (a claim
        * whose lease has not run out) and whose receiver is not paused (`pause`), nor two of its
-       * receivers lately (`silentUrls`); on this process's
+       * receivers timed out lately (`silentUrls`); on this process's
        * last free worker (`lastWorker`), of an account with none, so that accounts whose receivers
        * hang never hold every worker. Claims take turns (a transaction lock), so each counts the
        * claims made before it, on every replica. Oldest first, read from the due index: a claim
@@ -111,7 +114,7 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
               SELECT account_id FROM webhook_events WHERE state = 'pending' AND claim_id IS NOT NULL AND next_attempt_at > ${at}
               GROUP BY account_id HAVING count(*) >= ${lastWorker ? 1 : settings.perAccount}
               UNION SELECT account_id FROM webhook_receiver_pauses
-              WHERE failed_at > ${new Date(at.getTime() - Duration.toMillis(silentUrls.within))}
+              WHERE timed_out_at > ${new Date(at.getTime() - Duration.toMillis(silentUrls.within))}
               GROUP BY account_id HAVING count(*) >= ${silentUrls.holdingAccount})
             UPDATE webhook_events SET attempts = attempts + 1, claim_id = ${claimId},
             next_attempt_at = ${new Date(at.getTime() + Duration.toMillis(lease))}
@@ -148,7 +151,7 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
             AddressRefused: ({ reason }) => Effect.succeed({ status: null, error: `refused: ${reason}`, excerpt: null, final: true }),
             HostUnresolved: () => Effect.succeed({ status: null, error: "the host name did not resolve", excerpt: null, final: false }),
             PostFailed: ({ reason }) => Effect.succeed({ status: null, error: reason, excerpt: null, final: false }),
-            TimedOut: ({ reason }) => Effect.succeed({ status: null, error: reason, excerpt: null, final: false })
+            TimedOut: ({ reason }) => Effect.succeed({ status: null, error: reason, excerpt: null, final: false, timedOut: true as const })
           })
         )
 
@@ -157,18 +160,19 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
        * other events to it wait instead of each holding a worker for a whole time-out, so that as
        * many accounts whose receivers hang as there are workers cannot hold them all for long
        * (README, Webhooks); its events to other URLs go out, unless `silentUrls` of its
-       * URLs went unanswered lately.
+       * URLs timed out lately.
        */
-      const pause = (event: Claimed, at: Date) =>
+      const pause = (event: Claimed, at: Date, timedOut: boolean) =>
         Effect.gen(function* () {
           const [paused] = yield* sql<{ failures: number }>`SELECT failures FROM webhook_receiver_pauses
             WHERE account_id = ${event.accountId} AND url = ${event.url}`
           const failures = (paused?.failures ?? 0) + 1
           const until = new Date(at.getTime() + Duration.toMillis(receiverPause(failures)))
-          yield* sql`INSERT INTO webhook_receiver_pauses (account_id, url, failures, failed_at, until)
-            VALUES (${event.accountId}, ${event.url}, ${failures}, ${at}, ${until})
-            ON CONFLICT (account_id, url) DO UPDATE
-            SET failures = EXCLUDED.failures, failed_at = EXCLUDED.failed_at, until = EXCLUDED.until`
+          const timedOutAt = timedOut ? at : null
+          yield* sql`INSERT INTO webhook_receiver_pauses (account_id, url, failures, timed_out_at, until)
+            VALUES (${event.accountId}, ${event.url}, ${failures}, ${timedOutAt}, ${until})
+            ON CONFLICT (account_id, url) DO UPDATE SET failures = EXCLUDED.failures, until = EXCLUDED.until,
+            timed_out_at = coalesce(EXCLUDED.timed_out_at, webhook_receiver_pauses.timed_out_at)`
         })
 
       /** Records the attempt and what follows: delivered, due again later, or abandoned. */
@@ -193,7 +197,7 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
           // No answer pauses the receiver; any answer, whatever its status, ends a pause.
           if (outcome.status !== null) {
             yield* sql`DELETE FROM webhook_receiver_pauses WHERE account_id = ${event.accountId} AND url = ${event.url}`
-          } else if (!outcome.final) yield* pause(event, at)
+          } else if (!outcome.final) yield* pause(event, at, outcome.timedOut === true)
         }).pipe(sql.withTransaction)
 
       // This process's workers now claiming or attempting an event.
