@@ -48,6 +48,9 @@ const bodyUnread = (request: HttpServerRequest.HttpServerRequest) => {
   return announced && request.source instanceof Request && !request.source.bodyUsed
 }
 
+/** The large drop's limit (`dropLimits`). */
+const large = { maxBytes: limits.bodyBytes, timeout: Duration.seconds(5), lingerBytes: 1024 * 1024 } as const
+
 /**
  * A body no route read is read and dropped before the answer: within these limits. Clients that
  * write the whole body before they read the answer (Node's fetch, curl past `Expect: 100-continue`)
@@ -64,8 +67,9 @@ const bodyUnread = (request: HttpServerRequest.HttpServerRequest) => {
  */
 export const dropLimits = {
   small: { maxBytes: 1024 * 1024, timeout: Duration.seconds(1), lingerBytes: 0 },
-  large: { maxBytes: limits.bodyBytes, timeout: Duration.seconds(5), lingerBytes: 1024 * 1024 },
-  largeBudgetBytes: 2 * limits.bodyBytes,
+  large,
+  // Two chunked bodies at once, each with its linger (a second one no longer fit: found by review).
+  largeBudgetBytes: 2 * (large.maxBytes + large.lingerBytes),
   /**
    * Past a large limit the body is not dropped, yet read on while more keeps coming (each piece
    * within `lingerQuiet` of the last), up to its `lingerBytes` more (held from the budget too): a
@@ -105,7 +109,6 @@ const droppedWhole = (budget: Effect.Semaphore) => (request: HttpServerRequest.H
   const size = announced === undefined ? undefined : Number(announced)
   if (size !== undefined && size <= dropLimits.small.maxBytes) return readAndDrop(request, dropLimits.small)
   if (size !== undefined && !(size <= dropLimits.large.maxBytes)) return Effect.succeed(false)
-  const { large } = dropLimits
   return budget.withPermitsIfAvailable(size ?? large.maxBytes + large.lingerBytes)(readAndDrop(request, large)).pipe(
     Effect.flatMap(Option.match({
       onSome: Effect.succeed,

@@ -157,7 +157,7 @@ layer(app, { excludeTestServices: true, timeout: 120_000 })("connections", (it) 
       // Two large bodies announced whole and sent in part: their drops hold most of the room until their deadline.
       const holders = yield* Effect.forEach([1, 2], () => Effect.fork(sendRaw(unauthorized(11_000_000, 1_000_000))))
       yield* Effect.sleep("500 millis")
-      const large = yield* sendRaw(unauthorized(2_000_000, 2_000_000))
+      const large = yield* sendRaw(unauthorized(4_000_000, 4_000_000))
       const small = yield* sendRaw(unauthorized(1000, 1000))
       const held = yield* Effect.forEach(holders, Fiber.join)
       expect([large.status, large.headers["connection"]]).toEqual([401, "close"])
@@ -189,6 +189,21 @@ layer(app, { excludeTestServices: true, timeout: 120_000 })("connections", (it) 
       expect(response.bytesWritten).toBe(pieces.reduce((sum, piece) => sum + piece.length, 0))
       expect(response.closedAfterMs).toBeLessThan(2000)
     }))
+
+  it.effect("two large bodies streamed at once with a bad key are both read and dropped: the connections kept", () =>
+    Effect.gen(function* () {
+      const port = yield* serverPort
+      const streamed = () => sendRaw({
+        port,
+        head: requestHead("POST", "/api/describe", { authorization: "Bearer wrong", "content-type": multipartContentType("b"), "transfer-encoding": "chunked" }),
+        body: Array.from({ length: 3 }, () => new Uint8Array(1024 ** 2).fill(0x61)),
+        chunked: true,
+        pauseMs: 100,
+        timeoutMs: 20_000
+      })
+      const answers = yield* Effect.all([streamed(), streamed()], { concurrency: "unbounded" })
+      expect(answers.map((a) => [a.status, a.headers["connection"], a.bytesWritten])).toEqual([[401, undefined, 3 * 1024 ** 2], [401, undefined, 3 * 1024 ** 2]])
+    }).pipe(Effect.orDie))
 
   it.effect(`a small body no route reads is not waited for past ${Duration.toSeconds(dropLimits.small.timeout)} s: the answer closes the connection`, () =>
     Effect.gen(function* () {
