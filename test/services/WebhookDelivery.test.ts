@@ -59,6 +59,13 @@ const attemptsTo = (url: string) =>
       a.error, a.response_excerpt FROM webhook_attempts a JOIN webhook_events e ON e.id = a.event_id
       WHERE e.url = ${url} ORDER BY a.attempt`).pipe(Effect.orDie)
 
+/** Deliveries to `hooks.test`, a name of two addresses: 127.0.0.2, then 127.0.0.1 (the receiver's). */
+const onTwoAddresses = <A, E, R>(test: Effect.Effect<A, E, R>) =>
+  test.pipe(
+    Effect.provide(WebhookDelivery.layerWith(settings("hooks.test"))),
+    Effect.provideService(HostResolver, HostResolver.fixed({ "hooks.test": ["127.0.0.2", "127.0.0.1"] }))
+  )
+
 const secretOf = (accountId: AccountId) => Effect.flatMap(AccountWebhooks, (hooks) => hooks.secretOf(accountId))
 
 /** The signature the reference library makes for what was received, with its own timestamp. */
@@ -262,10 +269,7 @@ for (const backend of backends) {
         expect(yield* deliverDue).toBe(1)
         expect(received.map((r) => r.path)).toEqual(["/ok/second-address"])
         expect(yield* eventTo(url)).toMatchObject({ state: "delivered", attempts: 1 })
-      }).pipe(
-        Effect.provide(WebhookDelivery.layerWith(settings("hooks.test"))),
-        Effect.provideService(HostResolver, HostResolver.fixed({ "hooks.test": ["127.0.0.2", "127.0.0.1"] }))
-      ))
+      }).pipe(onTwoAddresses))
 
     it.scoped("an address that took the event and dropped the connection is not followed by the next: the event is not sent twice in one attempt", () =>
       Effect.gen(function* () {
@@ -283,10 +287,7 @@ for (const backend of backends) {
         expect(received).toEqual([])
         expect(yield* attemptsTo(url)).toMatchObject([{ attempt: 1, status: null }])
         expect(yield* eventTo(url)).toMatchObject({ state: "pending", attempts: 1 })
-      }).pipe(
-        Effect.provide(WebhookDelivery.layerWith(settings("hooks.test"))),
-        Effect.provideService(HostResolver, HostResolver.fixed({ "hooks.test": ["127.0.0.2", "127.0.0.1"] }))
-      ))
+      }).pipe(onTwoAddresses))
 
     it.scoped("a redirect is a failed attempt, not followed", () =>
       Effect.gen(function* () {
