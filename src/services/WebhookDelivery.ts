@@ -94,22 +94,29 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
       // A claimed event is due again after this, should its worker die mid-attempt.
       const lease = Duration.sum(settings.timeout, Duration.minutes(1))
 
+      // This process's workers now claiming or attempting an event.
+      const working = yield* Ref.make(0)
+
       /**
        * The oldest due event of an account with fewer than `perAccount` attempts in flight (a claim
        * whose lease has not run out) and whose receiver is not paused (`pause`), nor two of its
        * receivers timed out lately (`silentUrls`); on this process's
-       * last free worker (`lastWorker`), of an account with none, so that accounts whose receivers
-       * hang never hold every worker. Claims take turns (a transaction lock), so each counts the
-       * claims made before it, on every replica. Oldest first, read from the due index: a claim
+       * last free worker, of an account with none, so that accounts whose receivers hang never hold
+       * every worker. Claims take turns (a transaction lock), so each counts the claims made before
+       * it, on every replica; and which worker is the last free one is read in its turn, not before:
+       * two workers that began their claims together each thought the other the last, and took the
+       * same account's two events (found by CI: its receiver hung, and held both). Oldest first, read from the due index: a claim
        * costs what the due events of busy or paused accounts ahead of the first it may take cost
        * (README, Known limitations: 30 ms with a paused receiver's 50,000 on PGlite, `npm run bench
        * -- webhookClaim`). The events in flight are read from their own index, not among the
        * retries due later (a receiver that fails fast leaves many).
        */
-      const claim = (claimId: string, lastWorker: boolean) =>
+      const claim = (claimId: string) =>
         Effect.gen(function* () {
           const at = yield* now
           yield* sql`SELECT pg_advisory_xact_lock(hashtextextended('webhook-claim', 0))`
+          // Every other worker of this process is claiming or attempting (this one counts itself).
+          const lastWorker = (yield* Ref.get(working)) >= settings.concurrency
           const [event] = yield* sql<Claimed>`WITH busy AS (
               SELECT account_id FROM webhook_events WHERE state = 'pending' AND claim_id IS NOT NULL AND next_attempt_at > ${at}
               GROUP BY account_id HAVING count(*) >= ${lastWorker ? 1 : settings.perAccount}
@@ -200,16 +207,13 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
           } else if (!outcome.final) yield* pause(event, at, outcome.timedOut === true)
         }).pipe(sql.withTransaction)
 
-      // This process's workers now claiming or attempting an event.
-      const working = yield* Ref.make(0)
-
       /** One worker's claim and attempt; whether an event was due. */
       const attemptNext = Effect.acquireUseRelease(
-        Ref.getAndUpdate(working, (n) => n + 1),
-        (othersWorking) =>
+        Ref.update(working, (n) => n + 1),
+        () =>
           Effect.gen(function* () {
             const claimId = crypto.randomUUID()
-            const claimed = yield* claim(claimId, othersWorking >= settings.concurrency - 1).pipe(Effect.orDie)
+            const claimed = yield* claim(claimId).pipe(Effect.orDie)
             if (Option.isNone(claimed)) return false
             const started = yield* Clock.currentTimeMillis
             const outcome = yield* attempt(claimed.value)
