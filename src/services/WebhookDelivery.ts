@@ -12,6 +12,7 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
@@ -94,8 +95,8 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
       // A claimed event is due again after this, should its worker die mid-attempt.
       const lease = Duration.sum(settings.timeout, Duration.minutes(1))
 
-      // This process's workers now claiming or attempting an event.
-      const working = yield* Ref.make(0)
+      // This process's workers holding an event: claimed, its attempt not yet recorded.
+      const attempting = yield* Ref.make(0)
 
       /**
        * The oldest due event of an account with fewer than `perAccount` attempts in flight (a claim
@@ -103,20 +104,20 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
        * receivers timed out lately (`silentUrls`); on this process's
        * last free worker, of an account with none, so that accounts whose receivers hang never hold
        * every worker. Claims take turns (a transaction lock), so each counts the claims made before
-       * it, on every replica; and which worker is the last free one is read in its turn, not before:
-       * two workers that began their claims together each thought the other the last, and took the
-       * same account's two events (found by CI: its receiver hung, and held both). Oldest first, read from the due index: a claim
+       * it, on every replica, and this process's workers that hold an event (`attempting`, counted
+       * in the turn: counted as each claim began, two workers that began together each took the
+       * other for the last free one and took one account's two events, both then held by its
+       * hanging receiver; found by CI). Oldest first, read from the due index: a claim
        * costs what the due events of busy or paused accounts ahead of the first it may take cost
        * (README, Known limitations: 30 ms with a paused receiver's 50,000 on PGlite, `npm run bench
        * -- webhookClaim`). The events in flight are read from their own index, not among the
        * retries due later (a receiver that fails fast leaves many).
        */
       const claim = (claimId: string) =>
-        Effect.gen(function* () {
+        Effect.flatMap(Ref.make(false), (took) => Effect.gen(function* () {
           const at = yield* now
           yield* sql`SELECT pg_advisory_xact_lock(hashtextextended('webhook-claim', 0))`
-          // Every other worker of this process is claiming or attempting (this one counts itself).
-          const lastWorker = (yield* Ref.get(working)) >= settings.concurrency
+          const lastWorker = (yield* Ref.get(attempting)) >= settings.concurrency - 1
           const [event] = yield* sql<Claimed>`WITH busy AS (
               SELECT account_id FROM webhook_events WHERE state = 'pending' AND claim_id IS NOT NULL AND next_attempt_at > ${at}
               GROUP BY account_id HAVING count(*) >= ${lastWorker ? 1 : settings.perAccount}
@@ -131,8 +132,15 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
                 WHERE p.account_id = e.account_id AND p.url = e.url AND p.until > ${at})
               ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED)
             RETURNING id, account_id, url, payload, attempts`
+          // Counted before the turn ends, for the claims that follow it.
+          if (event !== undefined) yield* Effect.zipRight(Ref.set(took, true), Ref.update(attempting, (n) => n + 1))
           return Option.fromNullable(event)
-        }).pipe(sql.withTransaction)
+        }).pipe(
+          sql.withTransaction,
+          // Not held after all (the commit failed, or the claim was cut): no longer counted.
+          Effect.onExit((exit) =>
+            Exit.isSuccess(exit) ? Effect.void : Effect.flatMap(Ref.get(took), (counted) => counted ? Ref.update(attempting, (n) => n - 1) : Effect.void))
+        ))
 
       const attempt = (event: Claimed): Effect.Effect<Outcome> =>
         Effect.gen(function* () {
@@ -207,20 +215,23 @@ export class WebhookDelivery extends Context.Tag("WebhookDelivery")<WebhookDeliv
           } else if (!outcome.final) yield* pause(event, at, outcome.timedOut === true)
         }).pipe(sql.withTransaction)
 
-      /** One worker's claim and attempt; whether an event was due. */
-      const attemptNext = Effect.acquireUseRelease(
-        Ref.update(working, (n) => n + 1),
-        () =>
-          Effect.gen(function* () {
-            const claimId = crypto.randomUUID()
-            const claimed = yield* claim(claimId).pipe(Effect.orDie)
-            if (Option.isNone(claimed)) return false
+      /**
+       * One worker's claim and attempt; whether an event was due. The claim counts the event it
+       * takes (`attempting`); it is no longer counted once its attempt is recorded, or cut.
+       */
+      const attemptNext = Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function* () {
+          const claimId = crypto.randomUUID()
+          const claimed = yield* restore(claim(claimId)).pipe(Effect.orDie)
+          if (Option.isNone(claimed)) return false
+          const event = claimed.value
+          yield* restore(Effect.gen(function* () {
             const started = yield* Clock.currentTimeMillis
-            const outcome = yield* attempt(claimed.value)
-            yield* record(claimed.value, claimId, outcome, started).pipe(Effect.orDie)
-            return true
-          }),
-        () => Ref.update(working, (n) => n - 1)
+            const outcome = yield* attempt(event)
+            yield* record(event, claimId, outcome, started).pipe(Effect.orDie)
+          })).pipe(Effect.ensuring(Ref.update(attempting, (n) => n - 1)))
+          return true
+        })
       )
 
       /** One worker's attempts, one after another until none is due; how many. */
