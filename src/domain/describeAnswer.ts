@@ -3,8 +3,12 @@
  * schema given (§2.1, §7.1)?
  */
 import * as Either from "effect/Either"
-import type { DescribeResult } from "./describe.ts"
+import { type DescribeResult, defaultFields, type SchemaFields } from "./describe.ts"
 import { type DescriberError, GenerationFailed } from "./errors.ts"
+
+/** One of the default fields (a title, alternative text, a caption) asked for and left empty: unusable. */
+export const defaultFieldLeftEmpty = (fields: SchemaFields, result: DescribeResult): boolean =>
+  fields.some((field) => defaultFields.includes(field) && (result[field.name] ?? "").trim() === "")
 
 /**
  * - Too long: §7.1's 400 is for a schema that asks for more text than one answer can hold. The
@@ -23,7 +27,7 @@ export const answerAsUsed = (
     : Either.match(answer, {
       onLeft: (error) => Either.left(error._tag === "AnswerTooLong" ? new GenerationFailed({ reason: "too-long" }) : error),
       onRight: (result) =>
-        Object.values(result).some((value) => value.trim() === "")
+        defaultFieldLeftEmpty(defaultFields, result)
           ? Either.left(new GenerationFailed({ reason: "empty-answer" }))
           : Either.right(result)
     })

@@ -14,7 +14,8 @@ import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import { APIError, OpenAI } from "openai"
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions"
-import { type DescribeResult, defaultFields, type SchemaFields } from "../domain/describe.ts"
+import type { DescribeResult, SchemaFields } from "../domain/describe.ts"
+import { defaultFieldLeftEmpty } from "../domain/describeAnswer.ts"
 import { AnswerTooLong, GenerationFailed } from "../domain/errors.ts"
 import { exceedsAnswerBudget } from "../domain/answerBudget.ts"
 import { answerBegan, decodeAnswer, thoughtsUnfinished } from "../domain/prompt.ts"
@@ -239,8 +240,8 @@ const readAnswer = (
     onRight: (result) =>
       exceedsAnswerBudget(Object.values(result))
         ? rejected("too-long", new TooLong())
-        // A default field left empty is unusable (domain/describeAnswer.ts): worth the other try.
-        : fields.some((field) => defaultFields.includes(field) && result[field.name] === "")
+        // Unusable (domain/describeAnswer.ts): worth the other try.
+        : defaultFieldLeftEmpty(fields, result)
         ? rejected("empty-answer", new BadAnswer({ reason: "empty-answer" }), logged(text))
         : Effect.succeed(result)
   })
@@ -313,7 +314,7 @@ export const makeGeneration = (settings: OpenAiConfig) => {
     const completion = requestCompletion(client, payload, about, logged).pipe(
       Effect.retry({ schedule: transientRetries, while: worthRetrying })
     )
-    // An unusable answer (bad JSON, wrong keys, refusal) gets one more try, then fails.
+    // An unusable answer (bad JSON, wrong keys, refusal, a default field empty) gets one more try, then fails.
     return completion.pipe(
       Effect.flatMap((answer) => readAnswer(fields, answer, settings.maxOutputTokens, logged)),
       Effect.retry({ times: 1, while: (failure) => failure._tag === "BadAnswer" }),
